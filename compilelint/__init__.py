@@ -1,0 +1,5 @@
+"""compilelint: find, explain and fix what makes torch.compile graph-break or recompile."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,162 @@
+"""Kinds of calls, attribute reads and subscripts: where torch's API knowledge lives."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import TYPE_CHECKING
+
+from compilelint.analysis import kinds as K
+from compilelint.analysis.kinds import Kind
+
+if TYPE_CHECKING:
+    from compilelint.analysis.expressions import Evaluator
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def builtin_name(evaluator: Evaluator, func: ast.expr) -> str | None:
+    """The builtin a call refers to, unless the module or function rebinds that name."""
+    if not isinstance(func, ast.Name) or func.id not in BUILTIN_NAMES:
+        return None
+    if func.id in evaluator.locals or func.id in evaluator.env or func.id in evaluator.index.module_names:
+        return None
+    return func.id
+
+
+def call(evaluator: Evaluator, node: ast.Call) -> Kind:
+    arg_kinds = [evaluator.kind(arg) for arg in node.args]
+    for keyword in node.keywords:
+        evaluator.kind(keyword.value)
+    resolved = evaluator.sink.resolve(node, evaluator)
+    if resolved is not None:
+        if isinstance(node.func, ast.Attribute):
+            evaluator.kind(node.func.value)
+        return evaluator.sink.called(resolved[0], resolved[1], node, evaluator)
+    builtin = builtin_name(evaluator, node.func)
+    if builtin is not None:
+        return _builtin_kind(evaluator, builtin, node, arg_kinds)
+    name = evaluator.qualname(node.func)
+    if name is not None and name in evaluator.index.classes:
+        return Kind.MODULE if evaluator.index.classes[name].is_module else Kind.UNKNOWN
+    if name is not None and name.startswith("torch."):
+        return torch_function_kind(name, node)
+    if name is not None and name.startswith("math."):
+        return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
+    if isinstance(node.func, ast.Attribute):
+        own = evaluator.sink.attribute(node.func, evaluator)  # self.<submodule>(...)
+        if own is not None:
+            evaluator.cache[id(node.func)] = own
+            return Kind.TENSOR if own == Kind.MODULE else Kind.UNKNOWN
+        return _method_kind(evaluator, node, evaluator.kind(node.func.value))
+    callee = evaluator.kind(node.func)
+    if callee & Kind.MODULE and not callee & Kind.UNKNOWN:
+        return Kind.TENSOR
+    return Kind.UNKNOWN
+
+
+def torch_function_kind(name: str, node: ast.Call) -> Kind:
+    last = name.rsplit(".", 1)[-1]
+    if name in K.TORCH_STATIC_FUNCTIONS or last in ("equal", "allclose", "is_nonzero"):
+        return Kind.STATIC
+    if name in K.TORCH_SHAPE_FUNCTIONS:
+        return Kind.SHAPE
+    if name.startswith(K.TORCH_STATIC_PREFIXES) and name not in K.TORCH_TENSOR_UNDER_STATIC_PREFIX:
+        return Kind.STATIC
+    if name.startswith("torch.nn.") and not name.startswith("torch.nn.functional.") and last[:1].isupper():
+        return Kind.MODULE
+    if last in K.TORCH_BOOL_FUNCTIONS:
+        return Kind.TENSOR | Kind.BOOL
+    return Kind.TENSOR
+
+
+def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Kind]) -> Kind:
+    first = args[0] if args else Kind.STATIC
+    if name == "len":
+        if first & Kind.UNKNOWN:
+            return Kind.UNKNOWN
+        if first & Kind.TENSOR:
+            return Kind.SHAPE
+        return Kind.STATIC
+    if name in ("int", "float", "bool", "complex"):
+        return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first)
+    if name in ("min", "max", "sum", "range", "abs", "round", "pow", "divmod", "any", "all"):
+        return K.arithmetic(*args) if args else Kind.STATIC
+    if name in ("tuple", "list", "reversed", "sorted", "iter", "next", "zip", "enumerate"):
+        union = Kind.NONE
+        for kind in args:
+            union |= kind
+        return union or Kind.STATIC
+    if name == "getattr":
+        return _getattr_kind(evaluator, node, first)
+    if name in ("map", "filter", "eval", "exec", "globals", "locals", "__import__"):
+        return Kind.UNKNOWN
+    return Kind.STATIC
+
+
+def _getattr_kind(evaluator: Evaluator, node: ast.Call, obj: Kind) -> Kind:
+    if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        synthetic = ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load())
+        ast.copy_location(synthetic, node)
+        return attribute(evaluator, synthetic)
+    return Kind.STATIC if obj == Kind.STATIC else Kind.UNKNOWN
+
+
+def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
+    assert isinstance(node.func, ast.Attribute)
+    method = node.func.attr
+    if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
+        return Kind.UNKNOWN
+    if receiver & Kind.TENSOR:
+        return _tensor_method_kind(evaluator, method, node)
+    if receiver & Kind.MODULE:
+        return Kind.UNKNOWN
+    if receiver & Kind.DATA_SCALAR:
+        return Kind.DATA_SCALAR
+    if receiver & Kind.SHAPE:
+        return Kind.SHAPE
+    return Kind.STATIC
+
+
+def _tensor_method_kind(evaluator: Evaluator, method: str, node: ast.Call) -> Kind:
+    if method in K.TENSOR_DATA_METHODS:
+        return Kind.DATA_SCALAR
+    if method in K.TENSOR_SHAPE_METHODS:
+        return Kind.SHAPE
+    if method in K.TENSOR_STATIC_METHODS:
+        return Kind.STATIC
+    if method in K.TORCH_BOOL_FUNCTIONS:
+        return Kind.TENSOR | Kind.BOOL
+    if method in ("to", "type") and any(evaluator.qualname(a) == "torch.bool" for a in node.args):
+        return Kind.TENSOR | Kind.BOOL
+    return Kind.TENSOR
+
+
+def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
+    special = evaluator.sink.attribute(node, evaluator)
+    if special is not None:
+        return special
+    name = evaluator.qualname(node)
+    if name is not None and name.startswith("torch.") and name.split(".", 2)[1] not in evaluator.locals:
+        return Kind.STATIC  # torch.float16, torch.bool, torch.Tensor, torch.cuda ...
+    receiver = evaluator.kind(node.value)
+    attr = node.attr
+    if attr == "shape":
+        return Kind.SHAPE
+    if attr in K.TENSOR_STATIC_ATTRIBUTES:
+        return Kind.STATIC
+    if receiver & Kind.UNKNOWN:
+        return Kind.UNKNOWN
+    if receiver & Kind.TENSOR:
+        return Kind.TENSOR if attr in K.TENSOR_TENSOR_ATTRIBUTES else Kind.UNKNOWN
+    if receiver & Kind.MODULE:
+        return Kind.TENSOR if attr in ("weight", "bias") else Kind.UNKNOWN
+    return receiver if receiver != Kind.NONE else Kind.UNKNOWN
+
+
+def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
+    value = evaluator.kind(node.value)
+    evaluator.kind(node.slice)
+    if value & Kind.UNKNOWN:
+        return Kind.UNKNOWN
+    return value

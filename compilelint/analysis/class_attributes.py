@@ -1,0 +1,115 @@
+"""Kinds of ``self.<attr>``: read off the assignments in a class's methods, by syntax alone."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import ClassInfo, ModuleIndex
+
+PARAMETER_CALLS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer", "torch.nn.Buffer"}
+)
+REGISTER_METHODS = frozenset({"register_buffer", "register_parameter"})
+ALWAYS_STATIC = frozenset({"training", "__class__", "config"})
+
+
+def attribute_kind(index: ModuleIndex, cls: ClassInfo, name: str) -> Kind:
+    """The kind of ``self.name`` inside methods of ``cls``."""
+    if name in ALWAYS_STATIC:
+        return Kind.STATIC
+    for klass in cls.mro():
+        table = _attributes(index, klass)
+        if name in table:
+            return table[name]
+    return Kind.UNKNOWN
+
+
+def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
+    """The local class whose instance was stored in ``self.name``, if any."""
+    for klass in cls.mro():
+        _attributes(index, klass)
+        if name in klass.attribute_classes:
+            return klass.attribute_classes[name]
+    return None
+
+
+def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
+    if cls.attributes is not None:
+        return cls.attributes
+    table: dict[str, Kind] = {}
+    cls.attributes = table
+    for stmt in cls.node.body:  # class-level constants
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    table[target.id] = table.get(target.id, Kind.NONE) | Kind.STATIC
+    for method in cls.methods.values():
+        args = method.node.args.posonlyargs + method.node.args.args
+        if method.is_static or not args:
+            continue
+        self_name = args[0].arg
+        in_init = method.name == "__init__"
+        for node in ast.walk(method.node):
+            _record(index, cls, table, node, self_name, in_init)
+    return table
+
+
+def _record(
+    index: ModuleIndex, cls: ClassInfo, table: dict[str, Kind], node: ast.AST, self_name: str, in_init: bool
+) -> None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in REGISTER_METHODS and _is_self(node.func.value, self_name):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                table[node.args[0].value] = table.get(node.args[0].value, Kind.NONE) | Kind.TENSOR
+        return
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return
+    for target in targets:
+        if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
+            kind = _value_kind(index, cls, target.attr, value, in_init)
+            table[target.attr] = table.get(target.attr, Kind.NONE) | kind
+
+
+def _is_self(node: ast.expr, self_name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == self_name
+
+
+def _value_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.expr, in_init: bool) -> Kind:
+    if isinstance(value, ast.Constant):
+        return Kind.STATIC
+    if isinstance(value, ast.Call):
+        return _call_kind(index, cls, attr, value)
+    if in_init and isinstance(value, (ast.Name, ast.Attribute, ast.BinOp, ast.Compare, ast.BoolOp)):
+        # __init__ arguments and config fields: Python values fixed at construction.
+        if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
+            return Kind.STATIC
+    if isinstance(value, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in value.elts):
+        return Kind.STATIC
+    return Kind.UNKNOWN
+
+
+def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -> Kind:
+    name = index.qualname(value.func)
+    if name is None:
+        return Kind.UNKNOWN
+    if name in index.classes:
+        local = index.classes[name]
+        if local.is_module:
+            cls.attribute_classes[attr] = local
+            return Kind.MODULE
+        return Kind.UNKNOWN
+    if name in PARAMETER_CALLS:
+        return Kind.TENSOR
+    last = name.rsplit(".", 1)[-1]
+    if name.startswith("torch.nn.") and last[:1].isupper():
+        return Kind.MODULE
+    if name.startswith("torch.") and last[:1].islower() and not name.startswith("torch.nn.init"):
+        return Kind.TENSOR if not name.startswith(("torch.cuda.", "torch.backends.")) else Kind.STATIC
+    if last[:1].isupper() and not last.isupper():
+        return Kind.MODULE  # an imported class: a submodule built from config
+    return Kind.UNKNOWN

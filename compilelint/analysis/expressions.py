@@ -1,0 +1,301 @@
+"""Kind evaluation of expressions inside one function of a compiled region.
+
+Evaluating an expression visits every sub-expression once, records each one's kind in a
+cache (rules read it from there) and reports every resolved call to the region builder,
+so that one pass gives kinds, call edges and the arguments' kinds for the callees.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from compilelint.analysis import kinds as K
+from compilelint.analysis.guards import compile_time_value
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
+
+Env = dict[str, Kind]
+
+STATIC_BUILTINS = frozenset(
+    {
+        "isinstance",
+        "issubclass",
+        "hasattr",
+        "callable",
+        "type",
+        "id",
+        "repr",
+        "str",
+        "format",
+        "print",
+        "dict",
+        "set",
+        "frozenset",
+        "object",
+        "super",
+        "vars",
+        "hash",
+        "chr",
+        "ord",
+        "open",
+        "input",
+        "breakpoint",
+        "slice",
+    }
+)
+PASS_THROUGH_BUILTINS = frozenset({"tuple", "list", "reversed", "sorted", "iter", "next"})
+NUMBER_BUILTINS = frozenset({"int", "float", "bool", "complex", "round", "abs", "divmod", "pow", "math.floor", "math.ceil"})
+COMBINING_BUILTINS = frozenset({"min", "max", "sum", "range", "any", "all"})
+
+
+class CallSink(Protocol):
+    """Who learns about calls the evaluator resolves (the region builder)."""
+
+    def resolve(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None: ...
+
+    def called(self, callee: FunctionInfo, bound: bool, call: ast.Call, evaluator: Evaluator) -> Kind: ...
+
+    def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None: ...
+
+
+class Evaluator:
+    """Evaluates expressions under an environment and caches every sub-expression's kind."""
+
+    def __init__(self, index: ModuleIndex, env: Env, sink: CallSink, cache: dict[int, Kind]) -> None:
+        self.index = index
+        self.env = env
+        self.sink = sink
+        self.cache = cache
+        self.locals: set[str] = set()  # names bound in this function (they shadow globals)
+
+    def qualname(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            return None
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.locals:
+            return None
+        return self.index.qualname(node)
+
+    def static_value(self, test: ast.expr) -> bool | None:
+        return compile_time_value(test, self.qualname)
+
+    def kind(self, node: ast.expr) -> Kind:
+        result = self._evaluate(node)
+        self.cache[id(node)] = result
+        return result
+
+    def _evaluate(self, node: ast.expr) -> Kind:
+        handler = _HANDLERS.get(type(node))
+        if handler is not None:
+            return handler(self, node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.kind(child)
+        return Kind.UNKNOWN
+
+    # --- names and literals -------------------------------------------------------------
+    def name(self, node: ast.Name) -> Kind:
+        if node.id in self.env:
+            return self.env[node.id]
+        if node.id in self.index.functions or node.id in self.index.classes:
+            return Kind.STATIC
+        if node.id in ("True", "False", "None"):
+            return Kind.STATIC
+        return Kind.STATIC if node.id not in self.index.imports else Kind.UNKNOWN
+
+    def container(self, node: ast.Tuple | ast.List | ast.Set) -> Kind:
+        union = Kind.NONE
+        for element in node.elts:
+            union |= self.kind(element)
+        return union or Kind.STATIC
+
+    def dict_display(self, node: ast.Dict) -> Kind:
+        union = Kind.NONE
+        for key in node.keys:
+            if key is not None:
+                self.kind(key)
+        for value in node.values:
+            union |= self.kind(value)
+        return union or Kind.STATIC
+
+    # --- operators ----------------------------------------------------------------------
+    def bin_op(self, node: ast.BinOp) -> Kind:
+        left, right = self.kind(node.left), self.kind(node.right)
+        if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and (left | right) & Kind.BOOL:
+            return K.arithmetic(left, right) | Kind.BOOL
+        if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            return Kind.STATIC  # "%s" % x formats
+        return K.arithmetic(left, right)
+
+    def unary_op(self, node: ast.UnaryOp) -> Kind:
+        operand = self.kind(node.operand)
+        if isinstance(node.op, ast.Not):
+            static = self.static_value(node)
+            return Kind.STATIC if static is not None else (K.comparison(operand) if operand & Kind.TENSOR else operand)
+        return operand
+
+    def bool_op(self, node: ast.BoolOp) -> Kind:
+        union = Kind.NONE
+        for value in self.live_operands(node):
+            union |= self.kind(value)
+        return union
+
+    def live_operands(self, node: ast.BoolOp) -> Sequence[ast.expr]:
+        """Operands Dynamo evaluates: ``is_compiling() or x`` never evaluates ``x``."""
+        live: list[ast.expr] = []
+        for value in node.values:
+            live.append(value)
+            static = self.static_value(value)
+            if static is not None and static == isinstance(node.op, ast.Or):
+                break
+        return live
+
+    def compare(self, node: ast.Compare) -> Kind:
+        operands = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
+        if all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return Kind.STATIC
+        if all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            # `t in [1, 2]` compares element-wise and takes the truth of a tensor
+            return K.comparison(*operands) if (operands[0] | operands[-1]) & Kind.TENSOR else Kind.STATIC
+        return K.comparison(*operands)
+
+    def if_exp(self, node: ast.IfExp) -> Kind:
+        static = self.static_value(node.test)
+        if static is not None:
+            return self.kind(node.body if static else node.orelse)
+        self.kind(node.test)
+        return self.kind(node.body) | self.kind(node.orelse)
+
+    def joined_str(self, node: ast.JoinedStr) -> Kind:
+        for value in node.values:
+            self.kind(value)
+        return Kind.STATIC
+
+    def formatted_value(self, node: ast.FormattedValue) -> Kind:
+        self.kind(node.value)
+        if node.format_spec is not None:
+            self.kind(node.format_spec)
+        return Kind.STATIC
+
+    def named_expr(self, node: ast.NamedExpr) -> Kind:
+        value = self.kind(node.value)
+        if isinstance(node.target, ast.Name):
+            self.env[node.target.id] = value
+            self.locals.add(node.target.id)
+        return value
+
+    def lambda_(self, node: ast.Lambda) -> Kind:
+        saved = dict(self.env)
+        for arg in ast.walk(node.args):
+            if isinstance(arg, ast.arg):
+                self.env[arg.arg] = Kind.UNKNOWN
+        self.kind(node.body)
+        self.env.clear()
+        self.env.update(saved)
+        return Kind.STATIC
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Kind:
+        saved = dict(self.env)
+        for generator in node.generators:
+            bind_loop_target(self, generator.target, generator.iter, self.kind(generator.iter))
+            for condition in generator.ifs:
+                self.kind(condition)
+        if isinstance(node, ast.DictComp):
+            self.kind(node.key)
+            result = self.kind(node.value)
+        else:
+            result = self.kind(node.elt)
+        self.env.clear()
+        self.env.update(saved)
+        return result
+
+    def starred(self, node: ast.Starred) -> Kind:
+        return self.kind(node.value)
+
+    def await_(self, node: ast.Await) -> Kind:
+        self.kind(node.value)
+        return Kind.UNKNOWN
+
+    # --- binding ------------------------------------------------------------------------
+    def bind(self, target: ast.expr, kind: Kind, value: ast.expr | None = None) -> None:
+        """Assign ``kind`` to ``target``; tuples unpack element-wise when the value is a display."""
+        if isinstance(target, ast.Name):
+            self.env[target.id] = kind
+            self.locals.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            if values is not None and len(values) == len(target.elts):
+                for sub_target, sub_value in zip(target.elts, values):
+                    self.bind(sub_target, self.cache.get(id(sub_value), kind), sub_value)
+            else:
+                for sub_target in target.elts:
+                    self.bind(sub_target, element_kind(kind, value, self))
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, kind)
+        # attribute and subscript stores were evaluated before the statement was visited
+
+
+def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr, kind: Kind) -> None:
+    """``for i, x in enumerate(xs)`` / ``zip(a, b)``: give each name its own element kind."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call) and not iterable.keywords:
+        name = evaluator.qualname(iterable.func)
+        args = iterable.args
+        parts: list[Kind] | None = None
+        if name == "enumerate" and len(args) == 1 and len(target.elts) == 2:
+            parts = [Kind.STATIC, element_kind(evaluator.cache.get(id(args[0]), Kind.UNKNOWN), args[0], evaluator)]
+        elif name == "zip" and len(args) == len(target.elts):
+            parts = [element_kind(evaluator.cache.get(id(a), Kind.UNKNOWN), a, evaluator) for a in args]
+        if parts is not None:
+            for element, part in zip(target.elts, parts):
+                evaluator.bind(element, part)
+            return
+    evaluator.bind(target, element_kind(kind, iterable, evaluator))
+
+
+def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) -> Kind:
+    """The kind of one element when iterating/unpacking a value of ``kind``."""
+    if kind & Kind.UNKNOWN:
+        return Kind.UNKNOWN
+    if kind & Kind.MODULE:
+        return Kind.MODULE
+    if kind & Kind.TENSOR:
+        return Kind.TENSOR
+    if isinstance(iterable, ast.Call):
+        name = evaluator.qualname(iterable.func)
+        if name in ("enumerate", "zip"):
+            return Kind.UNKNOWN if kind & Kind.UNKNOWN else kind | Kind.STATIC
+    return kind
+
+
+from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
+
+_HANDLERS: dict[type[ast.AST], Callable[[Evaluator, Any], Kind]] = {
+    ast.Name: Evaluator.name,
+    ast.Constant: lambda ev, node: Kind.STATIC,
+    ast.Tuple: Evaluator.container,
+    ast.List: Evaluator.container,
+    ast.Set: Evaluator.container,
+    ast.Dict: Evaluator.dict_display,
+    ast.BinOp: Evaluator.bin_op,
+    ast.UnaryOp: Evaluator.unary_op,
+    ast.BoolOp: Evaluator.bool_op,
+    ast.Compare: Evaluator.compare,
+    ast.IfExp: Evaluator.if_exp,
+    ast.JoinedStr: Evaluator.joined_str,
+    ast.FormattedValue: Evaluator.formatted_value,
+    ast.NamedExpr: Evaluator.named_expr,
+    ast.Lambda: Evaluator.lambda_,
+    ast.ListComp: Evaluator.comprehension,
+    ast.SetComp: Evaluator.comprehension,
+    ast.GeneratorExp: Evaluator.comprehension,
+    ast.DictComp: Evaluator.comprehension,
+    ast.Starred: Evaluator.starred,
+    ast.Await: Evaluator.await_,
+    ast.Call: _calls.call,
+    ast.Attribute: _calls.attribute,
+    ast.Subscript: _calls.subscript,
+}

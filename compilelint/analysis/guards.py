@@ -1,0 +1,75 @@
+"""What a test evaluates to while Dynamo traces: the branches it never enters.
+
+Measured on torch 2.13 (tests/test_dynamo_facts.py re-checks): under Dynamo,
+``torch.compiler.is_compiling()``, ``torch._dynamo.is_compiling()`` and
+``torch.compiler.is_dynamo_compiling()`` are True, while ``torch.jit.is_scripting()``,
+``torch.jit.is_tracing()``, ``torch.compiler.is_exporting()`` and FX's ``is_fx_tracing()``
+are False. So the body of ``if not torch.jit.is_scripting():`` *is* traced (a print there
+breaks), and the body of ``if torch.jit.is_scripting():`` is not.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+TRUE_WHILE_COMPILING = frozenset(
+    {
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch._dynamo.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+        "torch._utils.is_compiling",
+    }
+)
+FALSE_WHILE_COMPILING = frozenset(
+    {
+        "torch.jit.is_scripting",
+        "torch.jit.is_tracing",
+        "torch._C._get_tracing_state",
+        "torch.compiler.is_exporting",
+        "torch.fx._symbolic_trace.is_fx_tracing",
+        "torch.onnx.is_in_onnx_export",
+    }
+)
+# Wrappers that libraries define around the functions above (transformers, diffusers,
+# timm, accelerate), recognised by the last part of the imported name.
+TRUE_WRAPPER_NAMES = frozenset({"is_torchdynamo_compiling", "is_compiling", "is_dynamo_compiling"})
+FALSE_WRAPPER_NAMES = frozenset(
+    {"is_scripting", "is_tracing", "is_torch_fx_proxy", "is_fx_tracing", "is_exporting"}
+)
+
+
+def compile_time_value(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> bool | None:
+    """True/False when ``test`` has that value under Dynamo whatever the inputs; else None."""
+    if isinstance(test, ast.Call) and not test.keywords:
+        name = qualname(test.func)
+        if name is None:
+            return None
+        if name in TRUE_WHILE_COMPILING:
+            return True
+        if name in FALSE_WHILE_COMPILING:
+            return False
+        last = name.rsplit(".", 1)[-1]
+        if last in TRUE_WRAPPER_NAMES and "." in name:
+            return True
+        if last in FALSE_WRAPPER_NAMES and "." in name:
+            return False
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        value = compile_time_value(test.operand, qualname)
+        return None if value is None else not value
+    if isinstance(test, ast.BoolOp):
+        return _bool_op_value(test, qualname)
+    return None
+
+
+def _bool_op_value(test: ast.BoolOp, qualname: Callable[[ast.expr], str | None]) -> bool | None:
+    values = [compile_time_value(v, qualname) for v in test.values]
+    if isinstance(test.op, ast.And):
+        if False in values:
+            return False
+        return True if all(v is True for v in values) else None
+    if True in values:
+        return True
+    return False if all(v is False for v in values) else None

@@ -1,0 +1,283 @@
+"""Flow-sensitive interpretation of one function body: kinds per statement, call discovery.
+
+Branches are interpreted separately and their environments joined; loops run twice so
+kinds carried around the loop reach a fixed point; branches that Dynamo never enters
+(``if not torch.compiler.is_compiling():``) are skipped. When a ``visitor`` is given, each
+statement is handed to it after its expressions were evaluated, once, in source order.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from compilelint.analysis import kinds as K
+from compilelint.analysis.expressions import Env, Evaluator, bind_loop_target
+from compilelint.analysis.kinds import Kind
+
+
+class StatementVisitor(Protocol):
+    def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None: ...
+
+
+class NestedDefinitions(Protocol):
+    def define(self, node: ast.FunctionDef | ast.AsyncFunctionDef, env: Env) -> None: ...
+
+
+def header_expressions(stmt: ast.stmt) -> Iterator[ast.expr]:
+    """The expressions a statement evaluates itself (not those of its nested blocks)."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        yield stmt.test
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        yield stmt.iter
+        yield stmt.target
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            yield item.context_expr
+            if item.optional_vars is not None:
+                yield item.optional_vars
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield from stmt.decorator_list
+    elif isinstance(stmt, ast.Try):
+        yield from (h.type for h in stmt.handlers if h.type is not None)
+    elif isinstance(stmt, ast.AnnAssign):
+        yield stmt.target
+        if stmt.value is not None:
+            yield stmt.value
+    elif not isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.expr):
+                yield child
+
+
+class FunctionInterpreter:
+    MAX_LOOP_DEPTH_WITH_TWO_PASSES = 4
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        nested: NestedDefinitions,
+        visitor: StatementVisitor | None,
+    ) -> None:
+        self.ev = evaluator
+        self.nested = nested
+        self.visitor = visitor
+        self.dispatching = visitor is not None
+        self.returns = Kind.NONE
+        self.loop_depth = 0
+
+    # --- environment helpers -------------------------------------------------------------
+    @property
+    def env(self) -> Env:
+        return self.ev.env
+
+    def _replace_env(self, new: Env) -> None:
+        self.env.clear()
+        self.env.update(new)
+
+    @staticmethod
+    def _join(*envs: Env | None) -> Env | None:
+        live = [env for env in envs if env is not None]
+        if not live:
+            return None
+        joined: Env = {}
+        for env in live:
+            for name, kind in env.items():
+                joined[name] = joined.get(name, Kind.NONE) | kind
+        return joined
+
+    def _branch(self, body: list[ast.stmt], start: Env) -> Env | None:
+        """Run ``body`` from ``start``; the resulting env, or None if it always exits."""
+        self._replace_env(dict(start))
+        terminated = self.block(body)
+        return None if terminated else dict(self.env)
+
+    # --- statements ----------------------------------------------------------------------
+    def run(self, body: list[ast.stmt]) -> Kind:
+        terminated = self.block(body)
+        if not terminated:
+            self.returns |= Kind.STATIC  # falls off the end: returns None
+        return self.returns
+
+    def block(self, body: list[ast.stmt]) -> bool:
+        """Interpret statements in order; True if control never reaches the end."""
+        for stmt in body:
+            if self.statement(stmt):
+                return True
+        return False
+
+    def _visit(self, stmt: ast.stmt) -> None:
+        if self.dispatching and self.visitor is not None:
+            self.visitor.statement(stmt, self.ev)
+
+    def statement(self, stmt: ast.stmt) -> bool:
+        handler = _STATEMENTS.get(type(stmt))
+        if handler is not None:
+            return handler(self, stmt)
+        for expr in header_expressions(stmt):
+            self.ev.kind(expr)
+        self._visit(stmt)
+        return isinstance(stmt, (ast.Raise, ast.Continue, ast.Break))
+
+    def assign(self, stmt: ast.Assign) -> bool:
+        kind = self.ev.kind(stmt.value)
+        for target in stmt.targets:
+            self._evaluate_store_target(target)
+        self._visit(stmt)
+        for target in stmt.targets:
+            self.ev.bind(target, kind, stmt.value)
+        return False
+
+    def _evaluate_store_target(self, target: ast.expr) -> None:
+        """Evaluate ``obj.attr`` / ``x[i]`` targets before rules see the statement."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._evaluate_store_target(element)
+        elif isinstance(target, ast.Starred):
+            self._evaluate_store_target(target.value)
+        elif not isinstance(target, ast.Name):
+            self.ev.kind(target)
+
+    def ann_assign(self, stmt: ast.AnnAssign) -> bool:
+        if stmt.value is None:
+            return False
+        kind = self.ev.kind(stmt.value)
+        self._evaluate_store_target(stmt.target)
+        self._visit(stmt)
+        self.ev.bind(stmt.target, kind, stmt.value)
+        return False
+
+    def aug_assign(self, stmt: ast.AugAssign) -> bool:
+        current = self.ev.kind(stmt.target) if not isinstance(stmt.target, ast.Name) else self.env.get(
+            stmt.target.id, Kind.UNKNOWN
+        )
+        self.ev.cache[id(stmt.target)] = current
+        kind = K.arithmetic(current, self.ev.kind(stmt.value))
+        self._visit(stmt)
+        if isinstance(stmt.target, ast.Name):
+            self.ev.bind(stmt.target, kind)
+        return False
+
+    def return_(self, stmt: ast.Return) -> bool:
+        self.returns |= self.ev.kind(stmt.value) if stmt.value is not None else Kind.STATIC
+        self._visit(stmt)
+        return True
+
+    def if_(self, stmt: ast.If) -> bool:
+        static = self.ev.static_value(stmt.test)
+        self.ev.kind(stmt.test)
+        self._visit(stmt)
+        if static is not None:
+            return self.block(stmt.body if static else stmt.orelse)
+        start = dict(self.env)
+        after_body = self._branch(stmt.body, start)
+        after_else = self._branch(stmt.orelse, start)
+        joined = self._join(after_body, after_else)
+        if joined is None:
+            self._replace_env(start)
+            return True
+        self._replace_env(joined)
+        return False
+
+    def _loop(self, run_once: Callable[[], None], orelse: list[ast.stmt]) -> bool:
+        start = dict(self.env)
+        dispatching = self.dispatching
+        self.loop_depth += 1
+        if self.loop_depth <= self.MAX_LOOP_DEPTH_WITH_TWO_PASSES:
+            self.dispatching = False  # first pass only carries kinds around the loop
+            run_once()
+            self._replace_env(self._join(start, dict(self.env)) or start)
+            self.dispatching = dispatching
+        run_once()
+        self.loop_depth -= 1
+        self._replace_env(self._join(start, dict(self.env)) or start)
+        return self.block(orelse)
+
+    def for_(self, stmt: ast.For | ast.AsyncFor) -> bool:
+        def once() -> None:
+            bind_loop_target(self.ev, stmt.target, stmt.iter, self.ev.kind(stmt.iter))
+            self._visit(stmt)
+            self.block(stmt.body)
+
+        return self._loop(once, stmt.orelse)
+
+    def while_(self, stmt: ast.While) -> bool:
+        if self.ev.static_value(stmt.test) is False:
+            self._visit(stmt)
+            return self.block(stmt.orelse)
+
+        def once() -> None:
+            self.ev.kind(stmt.test)
+            self._visit(stmt)
+            self.block(stmt.body)
+
+        return self._loop(once, stmt.orelse)
+
+    def with_(self, stmt: ast.With | ast.AsyncWith) -> bool:
+        for item in stmt.items:
+            self.ev.kind(item.context_expr)
+        self._visit(stmt)
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                self.ev.bind(item.optional_vars, Kind.UNKNOWN)
+        return self.block(stmt.body)
+
+    def try_(self, stmt: ast.Try | ast.TryStar) -> bool:
+        self._visit(stmt)
+        start = dict(self.env)
+        after_body = self._branch(stmt.body + stmt.orelse, start)
+        outcomes = [after_body]
+        for handler in stmt.handlers:
+            handler_start = self._join(start, after_body) or start
+            if handler.name:
+                handler_start[handler.name] = Kind.UNKNOWN
+            outcomes.append(self._branch(handler.body, handler_start))
+        joined = self._join(*outcomes)
+        self._replace_env(joined if joined is not None else start)
+        terminated = self.block(stmt.finalbody)
+        return terminated or joined is None
+
+    def function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        for decorator in stmt.decorator_list:
+            self.ev.kind(decorator)
+        for default in stmt.args.defaults + [d for d in stmt.args.kw_defaults if d is not None]:
+            self.ev.kind(default)
+        self._visit(stmt)
+        self.ev.bind(ast.Name(id=stmt.name, ctx=ast.Store()), Kind.STATIC)
+        self.nested.define(stmt, dict(self.env))
+        return False
+
+    def class_def(self, stmt: ast.ClassDef) -> bool:
+        self._visit(stmt)
+        self.ev.bind(ast.Name(id=stmt.name, ctx=ast.Store()), Kind.UNKNOWN)
+        return False
+
+    def match(self, stmt: ast.Match) -> bool:
+        self.ev.kind(stmt.subject)
+        self._visit(stmt)
+        start = dict(self.env)
+        outcomes = [self._branch(case.body, start) for case in stmt.cases]
+        joined = self._join(start, *outcomes)
+        self._replace_env(joined or start)
+        return False
+
+
+_STATEMENTS: dict[type[ast.stmt], Callable[[FunctionInterpreter, Any], bool]] = {
+    ast.Assign: FunctionInterpreter.assign,
+    ast.AnnAssign: FunctionInterpreter.ann_assign,
+    ast.AugAssign: FunctionInterpreter.aug_assign,
+    ast.Return: FunctionInterpreter.return_,
+    ast.If: FunctionInterpreter.if_,
+    ast.For: FunctionInterpreter.for_,
+    ast.AsyncFor: FunctionInterpreter.for_,
+    ast.While: FunctionInterpreter.while_,
+    ast.With: FunctionInterpreter.with_,
+    ast.AsyncWith: FunctionInterpreter.with_,
+    ast.Try: FunctionInterpreter.try_,
+    ast.TryStar: FunctionInterpreter.try_,
+    ast.FunctionDef: FunctionInterpreter.function_def,
+    ast.AsyncFunctionDef: FunctionInterpreter.function_def,
+    ast.ClassDef: FunctionInterpreter.class_def,
+    ast.Match: FunctionInterpreter.match,
+}

@@ -1,0 +1,256 @@
+"""Value kinds: what an expression inside a compiled region evaluates to, as Dynamo sees it.
+
+A kind is a set of flags: a name that is a tensor on one path and ``None`` on another is
+``TENSOR | STATIC``. Rules ask for the kind of an expression and report only on what is
+known; anything we cannot see through is ``UNKNOWN`` and stays quiet.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Kind(enum.IntFlag):
+    NONE = 0
+    TENSOR = enum.auto()  # a torch.Tensor (or a container of them, e.g. a module's tuple)
+    BOOL = enum.auto()  # refines TENSOR: a boolean mask (comparisons, isnan, ~mask)
+    DATA_SCALAR = enum.auto()  # a Python value computed from tensor data (.item(), int(t))
+    SHAPE = enum.auto()  # a size: symbolic under dynamic shapes (x.shape[0], x.numel())
+    STATIC = enum.auto()  # a Python constant for Dynamo: literals, config, None, dtype
+    MODULE = enum.auto()  # an nn.Module instance (calling it yields tensors)
+    UNKNOWN = enum.auto()
+
+
+def is_data(kind: Kind) -> bool:
+    """A tensor on every path we can see.
+
+    ``TENSOR | STATIC`` (``mask`` or ``None``; ``self.training and t < p``) is not: the
+    Python value may be what reaches the test, and then nothing breaks.
+    """
+    return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC)
+
+
+def is_data_scalar(kind: Kind) -> bool:
+    return bool(kind & Kind.DATA_SCALAR) and not kind & (Kind.UNKNOWN | Kind.TENSOR)
+
+
+def is_shape(kind: Kind) -> bool:
+    return bool(kind & Kind.SHAPE) and not kind & (Kind.UNKNOWN | Kind.TENSOR | Kind.DATA_SCALAR)
+
+
+def is_mask(kind: Kind) -> bool:
+    return bool(kind & Kind.BOOL) and not kind & Kind.UNKNOWN
+
+
+BASE_KINDS = (Kind.TENSOR, Kind.DATA_SCALAR, Kind.SHAPE, Kind.STATIC, Kind.MODULE, Kind.UNKNOWN)
+
+
+def _pair(x: Kind, y: Kind) -> Kind:
+    """``x op y`` for two single kinds: a tensor wins, then anything unknown, then data."""
+    both = x | y
+    if both & Kind.TENSOR:
+        return Kind.TENSOR
+    if both & (Kind.UNKNOWN | Kind.MODULE):
+        return Kind.UNKNOWN
+    if both & Kind.DATA_SCALAR:
+        return Kind.DATA_SCALAR
+    if both & Kind.SHAPE:
+        return Kind.SHAPE
+    return Kind.STATIC
+
+
+def _bases(kind: Kind) -> list[Kind]:
+    return [base for base in BASE_KINDS if kind & base] or [Kind.UNKNOWN]
+
+
+def arithmetic(*kinds: Kind) -> Kind:
+    """The kind of ``a + b``, path by path: ``(t or None) > 1`` may be a tensor or a bool."""
+    if not kinds:
+        return Kind.STATIC
+    result = Kind.NONE
+    for base in _bases(kinds[0]):
+        result |= _pair(base, base)
+    for kind in kinds[1:]:
+        result = _combine(result, kind)
+    return result
+
+
+def _combine(left: Kind, right: Kind) -> Kind:
+    result = Kind.NONE
+    for x in _bases(left):
+        for y in _bases(right):
+            result |= _pair(x, y)
+    return result
+
+
+def comparison(*kinds: Kind) -> Kind:
+    """The kind of ``a < b``: a boolean tensor when a tensor takes part."""
+    result = arithmetic(*kinds)
+    return result | Kind.BOOL if result & Kind.TENSOR else result
+
+
+# --- torch API tables (qualified names) --------------------------------------------------
+# torch.* calls return tensors unless listed here. Kept as data, like TorchFix's API lists.
+
+TORCH_STATIC_FUNCTIONS = frozenset(
+    {
+        "torch.is_tensor",
+        "torch.is_storage",
+        "torch.is_floating_point",
+        "torch.is_complex",
+        "torch.is_grad_enabled",
+        "torch.is_inference_mode_enabled",
+        "torch.is_autocast_enabled",
+        "torch.is_autocast_cpu_enabled",
+        "torch.get_autocast_gpu_dtype",
+        "torch.get_autocast_dtype",
+        "torch.get_default_dtype",
+        "torch.get_default_device",
+        "torch.finfo",
+        "torch.iinfo",
+        "torch.device",
+        "torch.dtype",
+        "torch.promote_types",
+        "torch.result_type",
+        "torch.can_cast",
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.set_grad_enabled",
+        "torch.inference_mode",
+        "torch.autocast",
+        "torch.get_rng_state",
+        "torch.Generator",
+        "torch.typename",
+        "torch.are_deterministic_algorithms_enabled",
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch.compiler.is_exporting",
+        "torch._dynamo.is_compiling",
+        "torch.jit.is_scripting",
+        "torch.jit.is_tracing",
+        "torch.distributed.is_initialized",
+        "torch.distributed.is_available",
+        "torch.distributed.get_rank",
+        "torch.distributed.get_world_size",
+        "torch.nn.functional.has_torch_function",
+        "torch.overrides.has_torch_function",
+        "torch.overrides.has_torch_function_variadic",
+        "torch.overrides.has_torch_function_unary",
+    }
+)
+TORCH_STATIC_PREFIXES = (
+    "torch.cuda.",
+    "torch.backends.",
+    "torch.version.",
+    "torch.amp.",
+    "torch.cpu.",
+    "torch.mps.",
+    "torch.xpu.",
+    "torch.utils.",
+    "torch._C.",
+    "torch.fx.",
+    "torch.jit.",
+    "torch.compiler.",
+    "torch._dynamo.",
+    "torch.distributed.",
+    "torch.onnx.",
+    "torch.library.",
+    "torch.overrides.",
+    "torch.testing.",
+)
+# Exceptions to the prefixes above that do return tensors.
+TORCH_TENSOR_UNDER_STATIC_PREFIX = frozenset(
+    {
+        "torch.utils.checkpoint.checkpoint",
+        "torch.utils.checkpoint.checkpoint_sequential",
+        "torch.cuda.FloatTensor",
+        "torch.cuda.LongTensor",
+    }
+)
+TORCH_SHAPE_FUNCTIONS = frozenset({"torch.numel", "torch.Size", "torch.sym_int", "torch.sym_float"})
+TORCH_BOOL_FUNCTIONS = frozenset(
+    {
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isposinf",
+        "isneginf",
+        "isreal",
+        "isclose",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "greater",
+        "less",
+        "greater_equal",
+        "less_equal",
+        "not_equal",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "logical_xor",
+        "isin",
+        "signbit",
+        "bool",
+        "any",
+        "all",
+    }
+)
+
+# Tensor methods whose results are not tensors.
+TENSOR_DATA_METHODS = frozenset({"item", "tolist"})
+TENSOR_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "stride", "storage_offset"})
+TENSOR_STATIC_METHODS = frozenset(
+    {
+        "dim",
+        "ndimension",
+        "is_floating_point",
+        "is_complex",
+        "is_contiguous",
+        "is_signed",
+        "is_pinned",
+        "is_shared",
+        "is_set_to",
+        "get_device",
+        "element_size",
+        "data_ptr",
+        "untyped_storage",
+        "type",
+        "is_nonzero",
+        "equal",
+        "allclose",
+        "has_names",
+        "is_inference",
+        "requires_grad_",
+        "register_hook",
+        "retain_grad",
+        "numpy",
+    }
+)
+TENSOR_STATIC_ATTRIBUTES = frozenset(
+    {
+        "dtype",
+        "device",
+        "layout",
+        "ndim",
+        "is_cuda",
+        "is_cpu",
+        "is_meta",
+        "is_mps",
+        "is_xpu",
+        "is_sparse",
+        "is_quantized",
+        "is_leaf",
+        "is_nested",
+        "requires_grad",
+        "names",
+        "grad_fn",
+        "itemsize",
+        "nbytes",
+    }
+)
+# `values`/`indices`: the named tuples of max, min, topk, sort, mode, median
+TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "values", "indices"})

@@ -1,0 +1,246 @@
+"""The top-level facts of one module: imports, functions, classes and their attributes.
+
+Built once per file from the top-level statements (and the bodies of classes), without
+walking function bodies: that is the interpreter's job, and only for compiled regions.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from compilelint.analysis.imports import ImportTable
+from compilelint.analysis.kinds import Kind
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+NON_MODULE_TORCH_BASES = frozenset(
+    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.nn.Parameter"}
+)
+DISABLE_DECORATORS = frozenset(
+    {
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch._disable_dynamo",
+        "torch._dynamo.eval_frame.disable",
+    }
+)
+# Dynamo puts these into the graph as one opaque call, or treats them as constants: their
+# bodies are never traced, and calling them is not a break.
+OPAQUE_DECORATORS = frozenset(
+    {
+        "torch.compiler.allow_in_graph",
+        "torch._dynamo.allow_in_graph",
+        "torch._dynamo.assume_constant_result",
+        "torch.compiler.assume_constant_result",
+        "torch.library.custom_op",
+        "torch._library.custom_ops.custom_op",
+        "triton.jit",
+        "triton.autotune",
+    }
+)
+COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch._dynamo.optimize"})
+
+
+@dataclass
+class FunctionInfo:
+    """A function or method defined in the module."""
+
+    node: FunctionNode
+    qualname: str  # "Net.forward", "helper", "Net.forward.<locals>.inner"
+    owner: ClassInfo | None = None
+    parent: FunctionInfo | None = None  # for nested functions
+    disabled: bool = False  # under torch.compiler.disable: never traced, calling it breaks
+    opaque: bool = False  # allow_in_graph, custom ops: never traced, no break
+    compiled: bool = False  # decorated with torch.compile or passed to it
+    is_static: bool = False  # @staticmethod: no self parameter
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+@dataclass
+class ClassInfo:
+    node: ast.ClassDef
+    bases: tuple[str, ...]  # qualified names of the bases, as written
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    is_module: bool = False
+    local_bases: list[ClassInfo] = field(default_factory=list)
+    # self.<attr> -> kind, from assignments in any method; filled lazily
+    attributes: dict[str, Kind] | None = None
+    # self.<attr> -> local class instantiated into it (for submodule calls)
+    attribute_classes: dict[str, ClassInfo] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def mro(self) -> Iterator[ClassInfo]:
+        """This class, then its local bases depth-first (enough for single inheritance)."""
+        seen: set[int] = set()
+        stack = [self]
+        while stack:
+            cls = stack.pop(0)
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            yield cls
+            stack.extend(cls.local_bases)
+
+    def find_method(self, name: str) -> FunctionInfo | None:
+        for cls in self.mro():
+            if name in cls.methods:
+                return cls.methods[name]
+        return None
+
+
+@dataclass
+class ModuleIndex:
+    imports: ImportTable
+    functions: dict[str, FunctionInfo]
+    classes: dict[str, ClassInfo]
+    module_names: set[str]  # every name bound at module level (shadows builtins)
+    compile_calls: list[ast.Call]  # torch.compile(...) calls anywhere in the file
+    assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
+
+    def qualname(self, node: ast.expr) -> str | None:
+        return self.imports.qualname(node)
+
+    def decorator_names(self, node: FunctionNode | ast.ClassDef) -> Iterator[str]:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = self.qualname(target)
+            if name:
+                yield name
+
+
+def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements at module level, looking into if/try/with blocks (version guards)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _top_level_statements(stmt.body)
+            yield from _top_level_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for block in (stmt.body, stmt.orelse, stmt.finalbody):
+                yield from _top_level_statements(block)
+            for handler in stmt.handlers:
+                yield from _top_level_statements(handler.body)
+        elif isinstance(stmt, ast.With):
+            yield from _top_level_statements(stmt.body)
+
+
+def build_index(tree: ast.Module, find_compile_calls: bool) -> ModuleIndex:
+    imports = ImportTable()
+    functions: dict[str, FunctionInfo] = {}
+    classes: dict[str, ClassInfo] = {}
+    module_names: set[str] = set()
+    index = ModuleIndex(imports, functions, classes, module_names, [])
+    for stmt in _top_level_statements(tree.body):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.add(stmt)
+            module_names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[stmt.name] = _function_info(index, stmt, stmt.name, None)
+            module_names.add(stmt.name)
+        elif isinstance(stmt, ast.ClassDef):
+            classes[stmt.name] = _class_info(index, stmt)
+            module_names.add(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                module_names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                if isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign) and stmt.value:
+                    index.assignments[target.id] = stmt.value
+    _link_classes(index)
+    if find_compile_calls:
+        index.compile_calls.extend(_compile_calls(tree, imports))
+    return index
+
+
+def _function_info(
+    index: ModuleIndex, node: FunctionNode, qualname: str, owner: ClassInfo | None
+) -> FunctionInfo:
+    info = FunctionInfo(node=node, qualname=qualname, owner=owner)
+    for name in index.decorator_names(node):
+        if name in DISABLE_DECORATORS or name.endswith(("compiler.disable", "_dynamo.disable")):
+            info.disabled = True
+        elif name in OPAQUE_DECORATORS:
+            info.opaque = True
+        elif name in COMPILE_FUNCTIONS:
+            info.compiled = True
+        elif name in ("staticmethod", "builtins.staticmethod"):
+            info.is_static = True
+    return info
+
+
+def _class_info(index: ModuleIndex, node: ast.ClassDef) -> ClassInfo:
+    bases = tuple(name for base in node.bases if (name := index.qualname(base)))
+    cls = ClassInfo(node=node, bases=bases)
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            cls.methods[stmt.name] = _function_info(index, stmt, f"{node.name}.{stmt.name}", cls)
+    return cls
+
+
+def _is_torch_module_base(name: str) -> bool:
+    if name in MODULE_BASES:
+        return True
+    # nn.Linear, nn.Sequential, nn.ModuleList ...: every class in torch.nn is a Module
+    if name.startswith("torch.nn.") and name not in NON_MODULE_TORCH_BASES:
+        return name.rsplit(".", 1)[-1][:1].isupper()
+    return False
+
+
+def _link_classes(index: ModuleIndex) -> None:
+    for cls in index.classes.values():
+        cls.local_bases = [index.classes[b] for b in cls.bases if b in index.classes]
+    # A class is a module if a base is one; iterate to a fixed point for local chains.
+    changed = True
+    while changed:
+        changed = False
+        for cls in index.classes.values():
+            if cls.is_module:
+                continue
+            if any(_is_torch_module_base(b) for b in cls.bases) or any(
+                base.is_module for base in cls.local_bases
+            ):
+                cls.is_module = changed = True
+    # A base imported from elsewhere in the project (PreTrainedModel, ModelMixin, ...) is
+    # almost always a Module when the class has a forward: torch code has no other
+    # convention for a method named forward.
+    for cls in index.classes.values():
+        if cls.is_module or cls.find_method("forward") is None:
+            continue
+        if any(_external_base(b, index) for klass in cls.mro() for b in klass.bases):
+            cls.is_module = True
+
+
+NOT_MODULE_BASES = frozenset(
+    {"object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol", "Protocol", "enum.Enum", "Enum"}
+)
+
+
+def _external_base(name: str, index: ModuleIndex) -> bool:
+    return name not in index.classes and name not in NOT_MODULE_BASES and not name.startswith(("torch.", "typing."))
+
+
+def _compile_calls(tree: ast.Module, imports: ImportTable) -> Iterator[ast.Call]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and imports.qualname(node.func) in COMPILE_FUNCTIONS:
+            yield node

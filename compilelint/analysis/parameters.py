@@ -1,0 +1,155 @@
+"""Kinds of parameters: from annotations and defaults at roots, from arguments elsewhere."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.imports import dotted_name
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import FunctionInfo, FunctionNode
+
+TENSOR_ANNOTATIONS = frozenset(
+    {
+        "Tensor",
+        "FloatTensor",
+        "LongTensor",
+        "BoolTensor",
+        "IntTensor",
+        "HalfTensor",
+        "BFloat16Tensor",
+        "DoubleTensor",
+        "ByteTensor",
+        "Parameter",
+    }
+)
+STATIC_ANNOTATIONS = frozenset({"bool", "int", "float", "str", "bytes", "complex", "dtype", "device"})
+SEQUENCE_ANNOTATIONS = frozenset({"tuple", "Tuple", "list", "List", "Sequence", "Iterable"})
+
+
+def annotation_kind(annotation: ast.expr) -> Kind:
+    """``torch.Tensor`` -> TENSOR, ``Optional[bool]`` -> STATIC, ``Tensor | None`` -> TENSOR|STATIC."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return Kind.UNKNOWN
+    if isinstance(annotation, ast.Constant) and annotation.value is None:
+        return Kind.STATIC
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return annotation_kind(annotation.left) | annotation_kind(annotation.right)
+    if isinstance(annotation, ast.Subscript):
+        outer = dotted_name(annotation.value) or ""
+        if outer.rsplit(".", 1)[-1] == "Optional":
+            return annotation_kind(annotation.slice) | Kind.STATIC
+        if outer.rsplit(".", 1)[-1] == "Union" and isinstance(annotation.slice, ast.Tuple):
+            union = Kind.NONE
+            for element in annotation.slice.elts:
+                union |= annotation_kind(element)
+            return union
+        if outer.rsplit(".", 1)[-1] in SEQUENCE_ANNOTATIONS:
+            elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+            union = Kind.NONE
+            for element in elements:
+                if not (isinstance(element, ast.Constant) and element.value is Ellipsis):
+                    union |= annotation_kind(element)
+            return union or Kind.UNKNOWN
+        return Kind.UNKNOWN  # dicts, callables, generics we do not model
+    name = dotted_name(annotation)
+    if name is None:
+        return Kind.UNKNOWN
+    last = name.rsplit(".", 1)[-1]
+    if last in TENSOR_ANNOTATIONS:
+        return Kind.TENSOR
+    if last in STATIC_ANNOTATIONS:
+        return Kind.STATIC
+    return Kind.UNKNOWN
+
+
+def default_kind(default: ast.expr) -> Kind:
+    """A literal default makes a Python value; ``=None`` alone says nothing about the type."""
+    if isinstance(default, ast.Constant):
+        return Kind.UNKNOWN if default.value is None else Kind.STATIC
+    if isinstance(default, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in default.elts):
+        return Kind.STATIC
+    if isinstance(default, ast.UnaryOp) and isinstance(default.operand, ast.Constant):
+        return Kind.STATIC
+    return Kind.UNKNOWN
+
+
+def _defaults(node: FunctionNode) -> dict[str, ast.expr]:
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is not None:
+            defaults[arg.arg] = default
+    return defaults
+
+
+def unbound_parameter_kind(node: FunctionNode, arg: ast.arg) -> Kind:
+    """Kind of a parameter no call site gave a value for."""
+    if arg is node.args.vararg or arg is node.args.kwarg:
+        return Kind.UNKNOWN
+    if arg.annotation is not None:
+        kind = annotation_kind(arg.annotation)
+        if kind != Kind.UNKNOWN:
+            return kind
+    default = _defaults(node).get(arg.arg)
+    return default_kind(default) if default is not None else Kind.UNKNOWN
+
+
+def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
+    """Where tracing starts: un-annotated, un-defaulted parameters are the tensor inputs."""
+    node = info.node
+    positional = node.args.posonlyargs + node.args.args
+    skip_first = info.owner is not None and not info.is_static
+    defaults = _defaults(node)
+    kinds: dict[str, Kind] = {}
+    for position, arg in enumerate(positional + node.args.kwonlyargs):
+        if skip_first and position == 0:
+            continue
+        if arg.annotation is not None:
+            kinds[arg.arg] = annotation_kind(arg.annotation)
+        elif arg.arg in defaults:
+            kinds[arg.arg] = default_kind(defaults[arg.arg])
+        elif _names_a_flag(arg.arg):
+            kinds[arg.arg] = Kind.STATIC
+        else:
+            kinds[arg.arg] = Kind.TENSOR
+    return kinds
+
+
+def bind_arguments(node: FunctionNode, call: ast.Call, bound: bool, cache: dict[int, Kind]) -> dict[str, Kind]:
+    """Kinds the call passes to each named parameter (evaluated arguments come from ``cache``)."""
+    positional = [a.arg for a in node.args.posonlyargs + node.args.args]
+    if bound and positional:
+        positional = positional[1:]
+    result: dict[str, Kind] = {}
+    for position, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            for name in positional[position:]:
+                result[name] = Kind.UNKNOWN
+            break
+        if position < len(positional):
+            result[positional[position]] = cache.get(id(value), Kind.UNKNOWN)
+    names = set(positional) | {a.arg for a in node.args.kwonlyargs}
+    for keyword in call.keywords:
+        if keyword.arg is None:  # **kwargs: anything may arrive
+            for name in names - result.keys():
+                result[name] = Kind.UNKNOWN
+        elif keyword.arg in names:
+            result[keyword.arg] = cache.get(id(keyword.value), Kind.UNKNOWN)
+    defaults = _defaults(node)
+    for name in names - result.keys():
+        if name in defaults:
+            result[name] = default_kind(defaults[name]) if default_kind(defaults[name]) != Kind.UNKNOWN else Kind.STATIC
+    return result
+
+
+FLAG_PREFIXES = ("use_", "output_", "return_", "is_", "has_", "do_", "enable_", "interpolate_", "apply_", "with_")
+FLAG_NAMES = frozenset({"training", "deterministic", "causal", "verbose", "debug", "inplace", "inference"})
+
+
+def _names_a_flag(name: str) -> bool:
+    """``output_attentions``, ``use_cache``, ``interpolate_pos_encoding``: options, not inputs."""
+    return name.startswith(FLAG_PREFIXES) or name in FLAG_NAMES or name.endswith("_flag")

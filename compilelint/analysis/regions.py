@@ -1,0 +1,276 @@
+"""Compiled regions: the functions Dynamo traces, found from their roots, with value kinds.
+
+Roots are ``forward``/``__call__`` of nn.Module subclasses, ``@torch.compile`` functions and
+what the file passes to ``torch.compile(...)``. From them, every call the interpreter can
+resolve inside the file (``self.method``, ``super().forward``, module-level helpers, nested
+functions, local submodules) adds a function to the region, with the kinds of the arguments
+it receives. Kinds flow until nothing changes (a worklist, bounded per function).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from compilelint.analysis.class_attributes import attribute_class, attribute_kind
+from compilelint.analysis.expressions import Env, Evaluator
+from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
+from compilelint.analysis.parameters import (
+    annotation_kind,
+    bind_arguments,
+    root_parameter_kinds,
+    unbound_parameter_kind,
+)
+
+MAX_PASSES_PER_FUNCTION = 8
+
+
+@dataclass(eq=False)
+class FunctionState:
+    """What the analysis knows about one function of the region."""
+
+    info: FunctionInfo
+    chain: tuple[str, ...]  # compiled functions from a root to this one
+    root: bool
+    params: dict[str, Kind] = field(default_factory=dict)
+    returns: Kind = Kind.NONE
+    closure: Env = field(default_factory=dict)
+    self_name: str | None = None
+    owner: ClassInfo | None = None
+    local_defs: dict[str, FunctionInfo] = field(default_factory=dict)
+    callers: set[int] = field(default_factory=set)
+    params_from_calls: bool = False
+    passes: int = 0
+
+
+class RegionAnalysis:
+    """All compiled regions of one module, their kinds and their resolved calls."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.states: dict[int, FunctionState] = {}  # id(FunctionInfo) -> state
+        self.order: list[FunctionState] = []  # discovery order (roots first)
+        self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
+        self._worklist: deque[FunctionState] = deque()
+
+    # --- building ------------------------------------------------------------------------
+    def run(self) -> None:
+        for info in find_roots(self.index):
+            self._add(info, (info.qualname,), root=True)
+        while self._worklist:
+            state = self._worklist.popleft()
+            if state.passes >= MAX_PASSES_PER_FUNCTION:
+                continue
+            state.passes += 1
+            returns = self.interpret(state, visitor=None)
+            if returns != state.returns:
+                state.returns |= returns
+                for caller in state.callers:
+                    self._enqueue(self.states[caller])
+
+    def _add(self, info: FunctionInfo, chain: tuple[str, ...], root: bool) -> FunctionState:
+        state = self.states.get(id(info))
+        if state is not None:
+            return state
+        state = FunctionState(info=info, chain=chain, root=root)
+        if root:
+            state.params = root_parameter_kinds(info)
+        self.states[id(info)] = state
+        self.order.append(state)
+        self._enqueue(state)
+        return state
+
+    def _enqueue(self, state: FunctionState) -> None:
+        if state not in self._worklist:
+            self._worklist.append(state)
+
+    def interpret(self, state: FunctionState, visitor: StatementVisitor | None) -> Kind:
+        scope = FunctionScope(self, state)
+        env = dict(state.closure)
+        for arg in _all_parameters(state.info.node):
+            declared = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
+            if declared != Kind.UNKNOWN:  # an annotation says more than the callers' join
+                env[arg.arg] = declared
+            else:
+                env[arg.arg] = state.params.get(arg.arg, unbound_parameter_kind(state.info.node, arg))
+        cache: dict[int, Kind] = {}
+        evaluator = Evaluator(self.index, env, scope, cache)
+        evaluator.locals.update(env)
+        interpreter = FunctionInterpreter(evaluator, scope, visitor)
+        return interpreter.run(state.info.node.body)
+
+    # --- facts for rules -----------------------------------------------------------------
+    def regions(self) -> Iterator[FunctionState]:
+        return iter(self.order)
+
+    def callee(self, call: ast.Call) -> FunctionInfo | None:
+        return self.resolved_calls.get(id(call))
+
+
+class FunctionScope:
+    """Resolves calls and ``self.<attr>`` for one function; the interpreter's CallSink."""
+
+    def __init__(self, analysis: RegionAnalysis, state: FunctionState) -> None:
+        self.analysis = analysis
+        self.state = state
+        self._setup_self()
+
+    def _setup_self(self) -> None:
+        info, state = self.state.info, self.state
+        if info.owner is not None:
+            state.owner = info.owner
+            args = info.node.args.posonlyargs + info.node.args.args
+            if args and not info.is_static:
+                state.self_name = args[0].arg
+
+    # --- NestedDefinitions ---------------------------------------------------------------
+    def define(self, node: FunctionNode, env: Env) -> None:
+        info = FunctionInfo(node=node, qualname=f"{self.state.info.qualname}.<locals>.{node.name}")
+        info.parent = self.state.info
+        index = self.analysis.index
+        info.disabled = any(n.endswith(("compiler.disable", "_dynamo.disable")) for n in index.decorator_names(node))
+        existing = self.state.local_defs.get(node.name)
+        if existing is not None and existing.node is node:
+            info = existing
+        self.state.local_defs[node.name] = info
+        if info.disabled:
+            return
+        child = self.analysis._add(info, self.state.chain + (info.qualname,), root=False)
+        child.closure = {k: v for k, v in env.items() if k not in _parameter_names(node)}
+        child.self_name, child.owner = self.state.self_name, self.state.owner
+        child.local_defs.update({k: v for k, v in self.state.local_defs.items() if k not in child.local_defs})
+
+    # --- CallSink ------------------------------------------------------------------------
+    def resolve(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self._resolve_name(func.id, evaluator)
+        if not isinstance(func, ast.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
+            return self._resolve_self(func.attr)
+        if _is_super_call(receiver) and self.state.owner is not None:
+            for base in list(self.state.owner.mro())[1:]:
+                if func.attr in base.methods:
+                    return base.methods[func.attr], True
+            return None
+        if isinstance(receiver, ast.Name) and receiver.id in self.analysis.index.classes:
+            return self._resolve_class_attribute(self.analysis.index.classes[receiver.id], func.attr)
+        return None
+
+    def _resolve_name(self, name: str, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
+        if name in self.state.local_defs:
+            return self.state.local_defs[name], False
+        if name in evaluator.locals or name in evaluator.env:
+            return None
+        function = self.analysis.index.functions.get(name)
+        return (function, False) if function is not None else None
+
+    def _resolve_self(self, attr: str) -> tuple[FunctionInfo, bool] | None:
+        owner = self.state.owner
+        assert owner is not None
+        method = owner.find_method(attr)
+        if method is not None:
+            return method, not method.is_static
+        submodule = attribute_class(self.analysis.index, owner, attr)
+        if submodule is not None:
+            forward = submodule.find_method("forward")
+            if forward is not None:
+                return forward, True
+        return None
+
+    def _resolve_class_attribute(self, cls: ClassInfo, attr: str) -> tuple[FunctionInfo, bool] | None:
+        if attr == "apply":  # autograd.Function: apply(*args) runs forward(ctx, *args)
+            forward = cls.find_method("forward")
+            return (forward, True) if forward is not None else None
+        method = cls.find_method(attr)
+        return (method, False) if method is not None else None
+
+    def called(self, callee: FunctionInfo, bound: bool, call: ast.Call, evaluator: Evaluator) -> Kind:
+        analysis = self.analysis
+        analysis.resolved_calls[id(call)] = callee
+        if callee.disabled or callee.opaque:
+            return Kind.UNKNOWN
+        state = analysis.states.get(id(callee))
+        if state is None:
+            state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
+        state.callers.add(id(self.state.info))
+        incoming = bind_arguments(callee.node, call, bound, evaluator.cache)
+        if not state.params_from_calls:
+            # A root's guessed parameter kinds give way to what its callers really pass.
+            state.params, state.params_from_calls = {}, True
+        merged = {name: state.params.get(name, Kind.NONE) | kind for name, kind in incoming.items()}
+        if any(state.params.get(name) != kind for name, kind in merged.items()):
+            state.params.update(merged)
+            analysis._enqueue(state)
+        return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
+
+    def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
+        receiver = node.value
+        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
+            evaluator.cache[id(receiver)] = Kind.MODULE
+            return attribute_kind(self.analysis.index, self.state.owner, node.attr)
+        return None
+
+
+def _is_super_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _all_parameters(node: FunctionNode) -> list[ast.arg]:
+    args = node.args
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    if args.vararg:
+        params.append(args.vararg)
+    if args.kwarg:
+        params.append(args.kwarg)
+    return params
+
+
+def _parameter_names(node: FunctionNode) -> set[str]:
+    return {arg.arg for arg in _all_parameters(node)}
+
+
+def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:
+    """Functions Dynamo starts tracing at, as far as this file shows."""
+    for cls in index.classes.values():
+        if cls.is_module:
+            for name in ("forward", "__call__"):
+                method = cls.methods.get(name)
+                if method is not None and not method.disabled and not method.opaque:
+                    yield method
+        for method in cls.methods.values():
+            if method.compiled:
+                yield method
+    for function in index.functions.values():
+        if function.compiled and not function.disabled:
+            yield function
+    yield from _compile_call_targets(index)
+
+
+def _compile_call_targets(index: ModuleIndex) -> Iterator[FunctionInfo]:
+    for call in index.compile_calls:
+        if not call.args:
+            continue
+        target = call.args[0]
+        if isinstance(target, ast.Call):  # torch.compile(Net())
+            target = target.func
+        if isinstance(target, ast.Attribute) and target.attr == "forward":
+            target = target.value
+        if not isinstance(target, ast.Name):
+            continue
+        function = index.functions.get(target.id)
+        if function is not None:
+            function.compiled = True
+            yield function
+            continue
+        cls = index.classes.get(target.id)
+        if cls is not None:
+            forward = cls.find_method("forward")
+            if forward is not None:
+                yield forward

@@ -1,0 +1,132 @@
+"""What a rule sees: the questions it may ask about a node, and ``report``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from compilelint.analysis.calls import builtin_name
+from compilelint.analysis.expressions import Evaluator
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
+from compilelint.analysis.regions import RegionAnalysis
+from compilelint.findings import Fix, Mode
+
+# Holders whose ``test`` Python evaluates for truth.
+TEST_HOLDERS = (ast.If, ast.While, ast.IfExp, ast.Assert)
+
+
+@dataclass
+class RawFinding:
+    """A finding before positions are converted and suppressions applied."""
+
+    code: str
+    name: str
+    message: str
+    node: ast.AST
+    statement: ast.stmt | None
+    region: tuple[str, ...]
+    breaks: tuple[Mode, ...]
+    gb_ids: tuple[str, ...]
+    fix: Fix | None
+    fix_data: object = None
+
+
+@dataclass
+class RuleContext:
+    """Facts about the node being checked. Rules ask; the analysis answers."""
+
+    index: ModuleIndex
+    analysis: RegionAnalysis | None
+    sink: Callable[[RawFinding], None]
+    region: tuple[str, ...] = ()
+    function: FunctionInfo | None = None
+    statement: ast.stmt | None = None
+    evaluator: Evaluator | None = None
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    rule: object = None  # the Rule being run; set by the dispatcher
+
+    # --- questions -----------------------------------------------------------------------
+    def kind(self, node: ast.expr) -> Kind:
+        """The value kind of an expression evaluated in this region (UNKNOWN elsewhere)."""
+        if self.evaluator is None:
+            return Kind.UNKNOWN
+        return self.evaluator.cache.get(id(node), Kind.UNKNOWN)
+
+    def qualname(self, node: ast.expr) -> str | None:
+        """Fully qualified dotted name (``F.relu`` -> ``torch.nn.functional.relu``)."""
+        if self.evaluator is not None:
+            return self.evaluator.qualname(node)
+        return self.index.qualname(node)
+
+    def builtin(self, func: ast.expr) -> str | None:
+        """The builtin ``func`` names (``print``), unless the file rebinds it."""
+        if self.evaluator is None:
+            return None
+        return builtin_name(self.evaluator, func)
+
+    def callee(self, call: ast.Call) -> FunctionInfo | None:
+        """The function in this file that ``call`` runs, when the analysis resolved it."""
+        return self.analysis.callee(call) if self.analysis is not None else None
+
+    def static_value(self, test: ast.expr) -> bool | None:
+        """The value ``test`` has under Dynamo whatever the inputs (is_compiling() ...)."""
+        if self.evaluator is None:
+            return None
+        return self.evaluator.static_value(test)
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
+
+    def truth_tested(self, expr: ast.expr) -> Iterator[ast.expr]:
+        """The sub-expressions whose truth Python evaluates when ``expr`` is a test."""
+        if isinstance(expr, ast.BoolOp):
+            operands = self.evaluator.live_operands(expr) if self.evaluator else expr.values
+            for value in operands:
+                yield from self.truth_tested(value)
+        elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            yield from self.truth_tested(expr.operand)
+        else:
+            yield expr
+
+    def in_test_position(self, node: ast.expr) -> bool:
+        """True when ``node`` is (part of) the test of an if/while/assert/ternary/comprehension."""
+        child: ast.AST = node
+        parent = self.parent(node)
+        while isinstance(parent, (ast.BoolOp, ast.UnaryOp)) and (
+            not isinstance(parent, ast.UnaryOp) or isinstance(parent.op, ast.Not)
+        ):
+            child, parent = parent, self.parent(parent)
+        if isinstance(parent, TEST_HOLDERS):
+            return parent.test is child
+        if isinstance(parent, ast.comprehension):
+            return child in parent.ifs
+        return False
+
+    # --- reporting -----------------------------------------------------------------------
+    def report(
+        self,
+        node: ast.AST,
+        message: str | None = None,
+        *,
+        breaks: tuple[Mode, ...] | None = None,
+        gb_ids: tuple[str, ...] | None = None,
+        fix: Fix | None = None,
+        fix_data: object = None,
+    ) -> None:
+        rule = self.rule
+        self.sink(
+            RawFinding(
+                code=getattr(rule, "code"),
+                name=getattr(rule, "name"),
+                message=message or getattr(rule, "message"),
+                node=node,
+                statement=self.statement,
+                region=self.region,
+                breaks=getattr(rule, "breaks") if breaks is None else breaks,
+                gb_ids=getattr(rule, "gb_ids") if gb_ids is None else gb_ids,
+                fix=fix,
+                fix_data=fix_data,
+            )
+        )

@@ -1,0 +1,96 @@
+"""One pass over each compiled region that hands every node to the rules that asked for it."""
+
+from __future__ import annotations
+
+import ast
+import traceback
+from collections import defaultdict
+from collections.abc import Sequence
+
+from compilelint.analysis.expressions import Evaluator
+from compilelint.analysis.interpreter import header_expressions
+from compilelint.analysis.regions import FunctionState
+from compilelint.context import RuleContext
+from compilelint.registry import Rule
+
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class RuleFailure(Exception):
+    """A rule raised: reported as CL999 for the file, the other rules still run."""
+
+    def __init__(self, rule: Rule, node: ast.AST, error: BaseException) -> None:
+        super().__init__(f"{rule.code} ({rule.name}) crashed: {type(error).__name__}: {error}")
+        self.rule = rule
+        self.node = node
+        self.trace = "".join(traceback.format_exception(error))
+
+
+class Dispatcher:
+    """The StatementVisitor given to the interpreter during the reporting pass."""
+
+    def __init__(self, rules: Sequence[Rule], ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self.by_type: dict[type[ast.AST], list[Rule]] = defaultdict(list)
+        for rule in rules:
+            for node_type in rule.nodes:
+                self.by_type[node_type].append(rule)
+        self.failures: list[RuleFailure] = []
+        self._broken: set[str] = set()
+
+    def enter(self, state: FunctionState) -> None:
+        self.ctx.region = state.chain
+        self.ctx.function = state.info
+
+    # --- StatementVisitor ----------------------------------------------------------------
+    def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
+        self.ctx.statement = stmt
+        self.ctx.evaluator = evaluator
+        self._dispatch(stmt)
+        for expr in header_expressions(stmt):
+            self.ctx.parents[id(expr)] = stmt
+            self._walk(expr, evaluator)
+
+    def _walk(self, node: ast.AST, evaluator: Evaluator) -> None:
+        self._dispatch(node)
+        for child in self._live_children(node, evaluator):
+            self.ctx.parents[id(child)] = node
+            self._walk(child, evaluator)
+
+    @staticmethod
+    def _live_children(node: ast.AST, evaluator: Evaluator) -> Sequence[ast.AST]:
+        """Children Dynamo evaluates: dead arms of ``is_compiling()`` tests are skipped."""
+        if isinstance(node, ast.IfExp):
+            static = evaluator.static_value(node.test)
+            if static is not None:
+                return [node.test, node.body if static else node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            return list(evaluator.live_operands(node))
+        elif isinstance(node, NESTED_SCOPES):
+            return []
+        elif isinstance(node, ast.Call) and _is_check_call(node, evaluator):
+            # torch._check(cond, lambda: msg) runs the message lambda only when the check fails
+            return [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda)]
+        return list(ast.iter_child_nodes(node))
+
+    def dispatch_module_node(self, node: ast.AST) -> None:
+        self._dispatch(node)
+
+    def _dispatch(self, node: ast.AST) -> None:
+        rules = self.by_type.get(type(node))
+        if not rules:
+            return
+        for rule in rules:
+            if rule.code in self._broken:
+                continue
+            self.ctx.rule = rule
+            try:
+                rule.check(node, self.ctx)
+            except Exception as error:  # a rule bug must not lose the other findings
+                self._broken.add(rule.code)
+                self.failures.append(RuleFailure(rule, node, error))
+
+
+def _is_check_call(node: ast.Call, evaluator: Evaluator) -> bool:
+    name = evaluator.qualname(node.func) or ""
+    return name.startswith(("torch._check", "torch._assert"))

@@ -1,0 +1,175 @@
+"""files -> parse -> analysis -> rules -> findings. The one way through, for every front end."""
+
+from __future__ import annotations
+
+import ast
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+from compilelint.analysis.module_index import build_index
+from compilelint.analysis.regions import RegionAnalysis
+from compilelint.config import DEFAULT_SETTINGS, Settings
+from compilelint.context import RawFinding, RuleContext
+from compilelint.dispatch import Dispatcher, RuleFailure
+from compilelint.files import SourceError, decode_source, discover, read_source
+from compilelint.findings import FileResult, Finding
+from compilelint.positions import LineIndex
+from compilelint.registry import Rule, all_rules
+from compilelint.suppression import is_suppressed
+
+SYNTAX_ERROR = ("CL900", "syntax-error")
+INTERNAL_ERROR = ("CL999", "internal-error")
+PARALLEL_MIN_FILES = 16
+
+
+def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
+    rules = all_rules()
+    codes = [rule.code for rule in rules] + [SYNTAX_ERROR[0], INTERNAL_ERROR[0]]
+    enabled = settings.enabled_codes(codes, path)
+    return [rule for rule in rules if rule.code in enabled]
+
+
+def lint_source(source: str | bytes, path: str = "<stdin>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+    """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999."""
+    try:
+        text = decode_source(source) if isinstance(source, bytes) else source
+    except SourceError as error:
+        return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
+    if settings.torch_prefilter and "torch" not in text:
+        return FileResult(path=path, skipped=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
+            tree = ast.parse(text, filename=path)
+    except SyntaxError as error:
+        column = error.offset or 1
+        return _error_result(path, SYNTAX_ERROR, f"SyntaxError: {error.msg}", error.lineno or 1, column, settings)
+    except (ValueError, RecursionError, MemoryError) as error:
+        return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
+    try:
+        raw, failures = _analyse(tree, text, path, selected_rules(settings, path))
+    except RecursionError:
+        return _error_result(path, INTERNAL_ERROR, "analysis gave up: nesting too deep", 1, 1, settings)
+    except Exception as error:  # an analysis bug must not lose other files
+        return _error_result(path, INTERNAL_ERROR, f"analysis crashed: {type(error).__name__}: {error}", 1, 1, settings)
+    lines = LineIndex(text)
+    findings = [_finalise(r, path, lines) for r in raw]
+    findings += [_failure_finding(f, path, lines) for f in failures]
+    enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
+    kept = [f for f in findings if not is_suppressed(lines.text(f.line), f.code)]
+    kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
+    return FileResult(path=path, findings=tuple(sorted(set(kept), key=lambda f: f.sort_key)))
+
+
+def _analyse(
+    tree: ast.Module, text: str, path: str, rules: Sequence[Rule]
+) -> tuple[list[RawFinding], list[RuleFailure]]:
+    raw: list[RawFinding] = []
+    index = build_index(tree, find_compile_calls="compile" in text)
+    analysis = RegionAnalysis(index)
+    analysis.run()
+    ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
+    dispatcher = Dispatcher([r for r in rules if r.scope == "region"], ctx)
+    for state in list(analysis.regions()):
+        dispatcher.enter(state)
+        analysis.interpret(state, visitor=dispatcher)
+    module_rules = [r for r in rules if r.scope == "module"]
+    if module_rules:
+        module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
+        module_dispatcher = Dispatcher(module_rules, module_ctx)
+        for node in ast.walk(tree):
+            module_dispatcher.dispatch_module_node(node)
+        dispatcher.failures.extend(module_dispatcher.failures)
+    return raw, dispatcher.failures
+
+
+def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
+    node = raw.node
+    line, column = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+    end_line = getattr(node, "end_lineno", None) or line
+    end_column = getattr(node, "end_col_offset", None)
+    statement = raw.statement or node
+    return Finding(
+        code=raw.code,
+        name=raw.name,
+        message=raw.message,
+        path=path,
+        line=line,
+        column=lines.column(line, column),
+        end_line=end_line,
+        end_column=lines.column(end_line, end_column) if end_column is not None else lines.column(line, column),
+        region=raw.region,
+        breaks=raw.breaks,
+        gb_ids=raw.gb_ids,
+        fix=raw.fix,
+        statement_lines=(getattr(statement, "lineno", line), getattr(statement, "end_lineno", None) or end_line),
+        fix_data=raw.fix_data,
+    )
+
+
+def _failure_finding(failure: RuleFailure, path: str, lines: LineIndex) -> Finding:
+    node = failure.node
+    line = getattr(node, "lineno", 1)
+    return Finding(
+        code=INTERNAL_ERROR[0],
+        name=INTERNAL_ERROR[1],
+        message=f"internal error, please report: {failure}",
+        path=path,
+        line=line,
+        column=lines.column(line, getattr(node, "col_offset", 0)),
+        end_line=line,
+        end_column=lines.column(line, getattr(node, "col_offset", 0)),
+    )
+
+
+def _error_result(
+    path: str, code_name: tuple[str, str], message: str, line: int, column: int, settings: Settings
+) -> FileResult:
+    if code_name[0] not in settings.enabled_codes([code_name[0]], path):
+        return FileResult(path=path)
+    finding = Finding(
+        code=code_name[0],
+        name=code_name[1],
+        message=message,
+        path=path,
+        line=line,
+        column=column,
+        end_line=line,
+        end_column=column,
+    )
+    return FileResult(path=path, findings=(finding,))
+
+
+def lint_file(path: str, settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+    try:
+        text = read_source(path)
+    except SourceError as error:
+        return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
+    return lint_source(text, path, settings)
+
+
+def _lint_chunk(paths: list[str], settings: Settings) -> list[FileResult]:
+    return [lint_file(path, settings) for path in paths]
+
+
+def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs: int | None = None) -> list[FileResult]:
+    """Lint every Python file under ``paths`` (in parallel across cores for many files)."""
+    files = list(discover(paths, settings))
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
+        return _lint_chunk(files, settings)
+    chunks = _chunks(files, jobs * 4)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(_lint_chunk, chunks, [settings] * len(chunks))
+        return [result for chunk in results for result in chunk]
+
+
+def _chunks(files: list[str], count: int) -> list[list[str]]:
+    size = max(1, -(-len(files) // count))
+    return [files[i : i + size] for i in range(0, len(files), size)]
+
+
+def all_findings(results: Iterable[FileResult]) -> list[Finding]:
+    return [finding for result in results for finding in result.findings]

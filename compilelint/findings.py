@@ -1,0 +1,92 @@
+"""The values that flow out of the engine: findings, their fixes, and per-file results."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Mode(str, enum.Enum):
+    """A way of calling ``torch.compile`` whose behaviour a rule predicts."""
+
+    DEFAULT = "default"  # torch.compile(fn): breaks split the graph, the rest runs eager
+    FULLGRAPH = "fullgraph"  # torch.compile(fn, fullgraph=True): any break is an error
+
+
+class Applicability(str, enum.Enum):
+    """Whether a fix may change behaviour (ruff's vocabulary)."""
+
+    SAFE = "safe"  # eager behaviour unchanged; applied by --fix
+    UNSAFE = "unsafe"  # may change results, errors or gradients; needs --unsafe-fixes
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A fix a rule offers for one finding.
+
+    The edit itself is built lazily by the rule (``Rule.build_fix``) on the libcst tree of
+    the file, only when fixes are applied: linting never pays for libcst.
+    """
+
+    applicability: Applicability
+    title: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"applicability": self.applicability.value, "title": self.title}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One hazard at one place in one file.
+
+    Lines and columns are 1-based; columns count characters (not UTF-8 bytes), end
+    positions are exclusive, as in ruff's JSON output.
+    """
+
+    code: str
+    name: str
+    message: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    region: tuple[str, ...] = ()
+    breaks: tuple[Mode, ...] = ()
+    gb_ids: tuple[str, ...] = ()
+    fix: Fix | None = None
+    # First and last line of the statement holding the finding: the verifier matches a
+    # Dynamo event to a finding when the event's line lies in this span.
+    statement_lines: tuple[int, int] = (0, 0)
+    # Free-form data a rule keeps for building its fix later (never serialised).
+    fix_data: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "region": list(self.region),
+            "breaks": [mode.value for mode in self.breaks],
+            "gb_ids": list(self.gb_ids),
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What linting one file produced."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    skipped: bool = False  # never parsed: no mention of torch

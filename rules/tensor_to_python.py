@@ -1,0 +1,157 @@
+"""CL105: a tensor turned into a Python value inside a compiled region."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind, is_data
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+DEFAULT_ONLY = (Mode.DEFAULT,)
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+# method -> (modes, GB ids, what), measured on torch 2.13
+METHODS = {
+    "item": (DEFAULT_ONLY, ("GB0124",), "`.item()`"),
+    "tolist": (BOTH, ("GB0109",), "`.tolist()`"),
+    "equal": (BOTH, ("GB0033",), "`.equal()`"),
+    "allclose": (BOTH, ("GB0033",), "`.allclose()`"),
+    "is_nonzero": (BOTH, ("GB0033",), "`.is_nonzero()`"),
+}
+TORCH_FUNCTIONS = {
+    "torch.equal": (BOTH, ("GB0033",), "`torch.equal()`"),
+    "torch.allclose": (BOTH, ("GB0033",), "`torch.allclose()`"),
+    "torch.is_nonzero": (BOTH, ("GB0033",), "`torch.is_nonzero()`"),
+}
+BUILTINS = {
+    "int": (DEFAULT_ONLY, ("GB0124",), "`int()` of a tensor"),
+    "float": (DEFAULT_ONLY, ("GB0124",), "`float()` of a tensor"),
+    "bool": (DEFAULT_ONLY, ("GB0124",), "`bool()` of a tensor"),
+    "str": (BOTH, ("GB0059",), "`str()` of a tensor"),
+    "repr": (BOTH, ("GB0569",), "`repr()` of a tensor"),
+    "range": (BOTH, ("GB0059",), "`range()` over a tensor"),
+}
+# .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does not.
+INTEGER_TOLIST = (DEFAULT_ONLY, ("GB0033",), "`.tolist()`")
+INTEGER_METHODS = frozenset({"long", "int", "short", "argmax", "argmin", "argsort", "nonzero", "count_nonzero"})
+INTEGER_DTYPES = frozenset({"torch.long", "torch.int64", "torch.int", "torch.int32", "torch.int16", "torch.int8", "torch.uint8"})
+MATH_FUNCTION = (BOTH, ("GB0033",), "a `math` function of a tensor")
+
+
+class TensorToPython(Rule):
+    """Checks for tensors converted to Python values: `.item()`, `.tolist()`, `int(t)` ...
+
+    ## What it does
+    Flags, inside a compiled region: `.item()`, `.tolist()`, `int()`, `float()`, `bool()`,
+    `str()`, `repr()`, `range()` and `math.*` applied to a tensor; `torch.equal`,
+    `torch.allclose`, `torch.is_nonzero` (which return Python bools); and slicing with a
+    tensor bound (`x[:n]` where `n` is a tensor), an implicit `.item()`.
+
+    ## Why is this bad?
+    The Python value depends on tensor data, which Dynamo does not have while tracing.
+    Measured on torch 2.13: `.item()`, `int/float/bool(t)` and tensor slice bounds break
+    the graph in the default mode (GB0124) but compile under `fullgraph=True`, which turns
+    on scalar capture; `.tolist()` breaks in the default mode (GB0033) and, for floating
+    tensors, under `fullgraph=True` too (GB0109); `torch.equal`/`allclose`, `str`, `repr`,
+    `range` and `math.*` of a tensor break in both modes. The Python value handed to the
+    resumed code also makes Dynamo recompile for every new value, until the recompile
+    limit sends the code to eager. `.numpy()` is not flagged: Dynamo traces it into torch
+    ops (torch 2.13 with NumPy installed).
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            scale = x.abs().max().item()
+            return x / scale
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            scale = x.abs().max()
+            return x / scale
+    ```
+    Keep the value a tensor. Where a Python number is really needed, set
+    `torch._dynamo.config.capture_scalar_outputs = True` (what `fullgraph=True` does).
+
+    ## Fix safety
+    No automatic fix: whether the value can stay a tensor depends on how it is used.
+    """
+
+    code = "CL105"
+    name = "tensor-to-python"
+    message = "tensor converted to a Python value breaks the graph"
+    gb_ids = ("GB0124", "GB0033", "GB0109", "GB0059", "GB0569")
+    breaks = DEFAULT_ONLY
+    nodes = (ast.Call, ast.Subscript)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Subscript):
+            self._check_slice(node, ctx)
+            return
+        assert isinstance(node, ast.Call)
+        found = self._classify(node, ctx)
+        if found is not None:
+            modes, gb_ids, what = found
+            where = "in both modes" if Mode.FULLGRAPH in modes else "unless `fullgraph=True`/`capture_scalar_outputs`"
+            ctx.report(
+                node,
+                f"{what} takes a Python value from tensor data: breaks the graph {where} ({', '.join(gb_ids)}); keep it a tensor",
+                breaks=modes,
+                gb_ids=gb_ids,
+            )
+
+    def _classify(self, node: ast.Call, ctx: RuleContext) -> tuple[tuple[Mode, ...], tuple[str, ...], str] | None:
+        func = node.func
+        name = ctx.qualname(func)
+        if name in TORCH_FUNCTIONS:
+            return TORCH_FUNCTIONS[name]
+        builtin = ctx.builtin(func)
+        if builtin in BUILTINS:
+            if node.args and not node.keywords and is_data(ctx.kind(node.args[0])) and len(node.args) == 1:
+                return BUILTINS[builtin]
+            return None
+        if name is not None and name.startswith("math.") and any(is_data(ctx.kind(a)) for a in node.args):
+            return MATH_FUNCTION
+        if isinstance(func, ast.Attribute) and func.attr in METHODS and is_data(ctx.kind(func.value)):
+            if func.attr == "tolist" and _is_integer_tensor(func.value, ctx):
+                return INTEGER_TOLIST
+            return METHODS[func.attr]
+        return None
+
+    def _check_slice(self, node: ast.Subscript, ctx: RuleContext) -> None:
+        if not is_data(ctx.kind(node.value)):
+            return
+        slices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for part in slices:
+            if not isinstance(part, ast.Slice):
+                continue
+            for bound in (part.lower, part.upper, part.step):
+                if bound is not None and is_data(ctx.kind(bound)) and not ctx.kind(bound) & Kind.BOOL:
+                    ctx.report(
+                        bound,
+                        "slicing with a tensor bound calls `.item()` on it: breaks the graph unless "
+                        "`fullgraph=True`/`capture_scalar_outputs` (GB0124); use a Python int",
+                        breaks=DEFAULT_ONLY,
+                        gb_ids=("GB0124",),
+                    )
+                    return
+
+
+def _is_integer_tensor(node: ast.expr, ctx: RuleContext) -> bool:
+    """Recognisably integer: ``t.long()``, ``t.argmax()``, ``t.to(torch.int64)``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = ctx.qualname(func) or ""
+    if name.startswith("torch.") and name.rsplit(".", 1)[-1] in INTEGER_METHODS:
+        return True
+    if isinstance(func, ast.Attribute):
+        if func.attr in INTEGER_METHODS:
+            return True
+        if func.attr == "to" and any(ctx.qualname(a) in INTEGER_DTYPES for a in node.args):
+            return True
+    return False

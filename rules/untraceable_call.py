@@ -1,0 +1,136 @@
+"""CL107: calls Dynamo cannot trace: clocks, randomness, debuggers, files, processes."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind, is_data
+from compilelint.context import RuleContext
+from compilelint.findings import Applicability, Fix, Mode
+from compilelint.registry import Rule
+
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+GUARD_FIX = Fix(Applicability.UNSAFE, "Guard with `if not torch.compiler.is_compiling():`")
+
+# qualified name -> (modes, GB id), each measured on torch 2.13 (tests/test_dynamo_rules.py
+# compiles every entry of this table and checks it still breaks).
+UNTRACEABLE = {
+    "time.time": (BOTH, "GB0007"),
+    "time.time_ns": (BOTH, "GB0007"),
+    "time.perf_counter": (BOTH, "GB0007"),
+    "time.perf_counter_ns": (BOTH, "GB0007"),
+    "time.monotonic": (BOTH, "GB0007"),
+    "time.monotonic_ns": (BOTH, "GB0007"),
+    "time.process_time": (BOTH, "GB0007"),
+    "time.sleep": (BOTH, "GB0007"),
+    "datetime.datetime.now": (BOTH, "GB0156"),
+    "datetime.datetime.utcnow": (BOTH, "GB0156"),
+    "datetime.datetime.today": (BOTH, "GB0156"),
+    "datetime.date.today": (BOTH, "GB0156"),
+    "random.random": (BOTH, "GB0007"),
+    "random.choice": (BOTH, "GB0007"),
+    "random.shuffle": (BOTH, "GB0007"),
+    "random.seed": (BOTH, "GB0007"),
+    "numpy.random.rand": (BOTH, "GB0033"),
+    "numpy.random.randn": (BOTH, "GB0033"),
+    "numpy.random.random": (BOTH, "GB0033"),
+    "uuid.uuid4": (BOTH, "GB0007"),
+    "uuid.uuid1": (BOTH, "GB0007"),
+    "os.getpid": (BOTH, "GB0007"),
+    "os.urandom": (BOTH, "GB0007"),
+    "os.system": (BOTH, "GB0007"),
+    "subprocess.run": (BOTH, "GB0007"),
+    "subprocess.check_output": (BOTH, "GB0007"),
+    "subprocess.Popen": (BOTH, "GB0007"),
+    "torch.manual_seed": (BOTH, "GB0007"),
+    "pdb.set_trace": (BOTH, "GB0007"),
+    "ipdb.set_trace": (BOTH, "GB0007"),
+}
+# `with open(...)` also reports GB0142 "Unsupported context manager" on the same line
+BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059"}
+COPY_FUNCTIONS = {"copy.deepcopy": "GB4198", "copy.copy": "GB0208"}
+
+
+class UntraceableCall(Rule):
+    """Checks for calls that Dynamo cannot trace: clocks, Python randomness, debuggers, I/O.
+
+    ## What it does
+    Flags, inside a compiled region: `time.*` clocks and `time.sleep`, `datetime.now()`,
+    Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
+    `subprocess`, `torch.manual_seed`, debugger entry points (`breakpoint()`,
+    `pdb.set_trace()`), `open()`, `input()`, and `copy.deepcopy`/`copy.copy` of tensors
+    and modules.
+
+    ## Why is this bad?
+    These run C code or touch the outside world, which Dynamo refuses to trace. Measured
+    on torch 2.13: each breaks the graph in the default mode and fails under
+    `fullgraph=True` (GB0007 "Attempted to call function marked as skipped", GB0059,
+    GB0156, GB4198 for deepcopy of a tensor); `numpy.random` breaks as a data-dependent
+    operator (GB0033). A break that hands a Python value to the resumed code (a timestamp,
+    a random number) also recompiles on new values.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            start = time.perf_counter()
+            y = self.proj(x)
+            self.elapsed = time.perf_counter() - start
+            return y
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            return self.proj(x)
+    ```
+    Time, seed and debug outside the compiled model (or under
+    `if not torch.compiler.is_compiling():`); draw randomness with torch (`torch.rand`),
+    which Dynamo traces.
+
+    ## Fix safety
+    Guarding a statement-level call with `if not torch.compiler.is_compiling():` is unsafe:
+    the call no longer runs while compiled, and code after it may rely on its effect.
+    """
+
+    code = "CL107"
+    name = "untraceable-call"
+    message = "call that Dynamo cannot trace breaks the graph"
+    gb_ids = ("GB0007", "GB0059", "GB0142", "GB0156", "GB0033", "GB4198", "GB0208")
+    breaks = BOTH
+    nodes = (ast.Call,)
+    fix_applicability = Applicability.UNSAFE
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        found = self._classify(node, ctx)
+        if found is None:
+            return
+        what, modes, gb_id = found
+        fixable = isinstance(ctx.statement, ast.Expr) and ctx.statement.value is node
+        ctx.report(
+            node,
+            f"{what} cannot be traced by Dynamo: breaks the graph ({gb_id}); move it out of the compiled code",
+            breaks=modes,
+            gb_ids=tuple(gb_id.split("/")),
+            fix=GUARD_FIX if fixable else None,
+        )
+
+    @staticmethod
+    def _classify(node: ast.Call, ctx: RuleContext) -> tuple[str, tuple[Mode, ...], str] | None:
+        builtin = ctx.builtin(node.func)
+        if builtin in BUILTINS:
+            return f"`{builtin}()`", BOTH, BUILTINS[builtin]
+        name = ctx.qualname(node.func)
+        if name is None:
+            return None
+        if name in UNTRACEABLE:
+            modes, gb_id = UNTRACEABLE[name]
+            return f"`{name}()`", modes, gb_id
+        if name in COPY_FUNCTIONS and node.args:
+            kind = ctx.kind(node.args[0])
+            if is_data(kind) or (kind & Kind.MODULE and not kind & Kind.UNKNOWN):
+                gb_id = COPY_FUNCTIONS[name]
+                return f"`{name}()` of a tensor or module", BOTH, gb_id
+        return None

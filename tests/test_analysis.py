@@ -1,0 +1,88 @@
+"""The analysis core against fixtures/analysis/, whose expectations sit on their lines."""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import reduce
+from pathlib import Path
+
+import pytest
+
+from compilelint.analysis.expressions import Evaluator
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import build_index
+from compilelint.analysis.regions import RegionAnalysis
+
+ANALYSIS = Path(__file__).resolve().parent.parent / "fixtures" / "analysis"
+
+
+def _analyse(path: Path) -> tuple[str, RegionAnalysis]:
+    text = path.read_text(encoding="utf-8")
+    analysis = RegionAnalysis(build_index(ast.parse(text), find_compile_calls=True))
+    analysis.run()
+    return text, analysis
+
+
+def _comments(text: str, tag: str) -> dict[int, str]:
+    found = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = re.search(rf"#\s*{tag}(?::\s*(.*))?$", line)
+        if match:
+            found[number] = (match.group(1) or "").strip()
+    return found
+
+
+def test_regions_and_chains() -> None:
+    text, analysis = _analyse(ANALYSIS / "regions.py")
+    chains = {state.info.node.lineno: " > ".join(state.chain) for state in analysis.regions()}
+    expected = _comments(text, "region")
+    assert {line: chains.get(line) for line in expected} == expected
+    for line in _comments(text, "not-region"):
+        assert line not in chains, f"line {line} should not be compiled, chain {chains[line]}"
+
+
+class _ValueKinds:
+    """A StatementVisitor recording the kind of each statement's value."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[int, Kind] = {}
+
+    def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.expr):
+            self.kinds[stmt.lineno] = evaluator.cache.get(id(value), Kind.NONE)
+
+
+def _parse_kind(text: str) -> Kind:
+    return reduce(lambda a, b: a | b, (Kind[name.strip()] for name in text.split("|")), Kind.NONE)
+
+
+def test_value_kinds() -> None:
+    text, analysis = _analyse(ANALYSIS / "kinds.py")
+    visitor = _ValueKinds()
+    for state in analysis.regions():
+        analysis.interpret(state, visitor=visitor)
+    expected = {line: _parse_kind(kind) for line, kind in _comments(text, "kind").items()}
+    actual = {line: visitor.kinds.get(line, Kind.NONE) for line in expected}
+    assert {k: v.name for k, v in actual.items()} == {k: v.name for k, v in expected.items()}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if not torch.compiler.is_compiling():\n        print(x)",
+        "if torch.jit.is_scripting():\n        print(x)",
+        "if torch.compiler.is_compiling():\n        pass\n    else:\n        print(x)",
+        "if torch.compiler.is_compiling() or self.quiet:\n        pass\n    else:\n        print(x)",
+        "if not is_torchdynamo_compiling() and self.verbose:\n        print(x)",
+    ],
+)
+def test_branches_dynamo_never_enters_are_skipped(source: str) -> None:
+    from compilelint.engine import lint_source
+
+    module = (
+        "import torch\nfrom transformers.utils import is_torchdynamo_compiling\n"
+        f"class M(torch.nn.Module):\n  def forward(self, x):\n    {source}\n    return x\n"
+    )
+    assert lint_source(module, "m.py").findings == ()

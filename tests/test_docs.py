@@ -1,0 +1,17 @@
+"""The README's rule table is generated from the registry and must not drift."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from compilelint.docs import END, START, rules_table
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_rule_table_matches_the_registry() -> None:
+    text = README.read_text(encoding="utf-8")
+    match = re.search(re.escape(START) + r"\n(.*?)\n" + re.escape(END), text, re.S)
+    assert match, "README lost its rules-table markers"
+    assert match.group(1) == rules_table(), "run `python -m compilelint.docs README.md`"

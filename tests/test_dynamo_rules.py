@@ -1,0 +1,125 @@
+"""What each rule claims is what Dynamo does on the installed torch (default and fullgraph).
+
+Every ``target_*`` of a rule's fixtures is compiled with backend="eager", once in the
+default mode and once with fullgraph=True. In ``flagged.py`` every graph break must lie on
+a finding that claims that mode, and every finding must break in each mode it claims; in
+``clean.py`` nothing may break.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from fixture_support import RuleFixtures, load_module, rule_fixture_folders, targets
+
+from compilelint.engine import lint_file, lint_source
+from compilelint.findings import Finding, Mode
+
+torch = pytest.importorskip("torch")
+from dynamo_recorder import record  # noqa: E402
+
+pytestmark = pytest.mark.dynamo
+FIXTURES = rule_fixture_folders()
+
+
+def _gb_ids_by_type() -> dict[str, set[str]]:
+    path = Path(os.path.dirname(torch._dynamo.__file__)) / "graph_break_registry.json"
+    registry = json.loads(path.read_text())
+    ids: dict[str, set[str]] = {}
+    for gb_id, entries in registry.items():
+        for entry in entries:
+            ids.setdefault(entry["Gb_type"], set()).add(gb_id)
+    return ids
+
+
+GB_IDS = _gb_ids_by_type()
+
+
+def _covering(findings: Iterable[Finding], line: int) -> list[Finding]:
+    return [f for f in findings if f.statement_lines[0] <= line <= f.statement_lines[1]]
+
+
+@pytest.mark.parametrize("fixtures", FIXTURES, ids=[f.folder.name for f in FIXTURES])
+def test_flagged_fixture_breaks_as_claimed(fixtures: RuleFixtures) -> None:
+    path = str(fixtures.flagged.resolve())
+    findings = lint_file(path).findings
+    module = load_module(fixtures.flagged.resolve())
+    default_lines: set[int] = set()
+    fullgraph_lines: set[int] = set()
+    problems: list[str] = []
+    for name, fn, inputs in targets(module):
+        default = record(fn, inputs, path, fullgraph=False)
+        for _, line, gb_type in default.breaks:
+            default_lines.add(line)
+            covering = [f for f in _covering(findings, line) if Mode.DEFAULT in f.breaks]
+            if not covering:
+                problems.append(f"{name}: default-mode break at line {line} ({gb_type}) no finding claims")
+            declared = {gb for f in covering for gb in f.gb_ids}
+            if covering and declared and not GB_IDS.get(gb_type, set()) & declared:
+                problems.append(f"{name}: line {line} broke with {gb_type}, findings declare {sorted(declared)}")
+        fullgraph = record(fn, inputs, path, fullgraph=True)
+        for _, line in fullgraph.error_sites:
+            fullgraph_lines.add(line)
+            if not any(Mode.FULLGRAPH in f.breaks for f in _covering(findings, line)):
+                problems.append(f"{name}: fullgraph failed at line {line} ({fullgraph.error}) no finding claims")
+    for finding in findings:
+        span = range(finding.statement_lines[0], finding.statement_lines[1] + 1)
+        for mode, lines in ((Mode.DEFAULT, default_lines), (Mode.FULLGRAPH, fullgraph_lines)):
+            if mode in finding.breaks and not lines.intersection(span):
+                problems.append(f"line {finding.line} {finding.code} claims {mode.value} but did not break there")
+    assert problems == []
+
+
+@pytest.mark.parametrize("fixtures", FIXTURES, ids=[f.folder.name for f in FIXTURES])
+def test_clean_fixture_compiles_in_one_graph(fixtures: RuleFixtures) -> None:
+    path = str(fixtures.clean.resolve())
+    module = load_module(fixtures.clean.resolve())
+    problems = []
+    for name, fn, inputs in targets(module):
+        default = record(fn, inputs, path, fullgraph=False)
+        problems += [f"{name}: break at line {line}: {gb}" for _, line, gb in default.breaks]
+        fullgraph = record(fn, inputs, path, fullgraph=True)
+        if fullgraph.error:
+            problems.append(f"{name}: fullgraph failed: {fullgraph.error}")
+    assert problems == []
+
+
+CALL_ARGUMENTS = {
+    "time.sleep": "0",
+    "random.choice": "[1]",
+    "random.shuffle": "[1, 2]",
+    "random.seed": "0",
+    "os.urandom": "2",
+    "os.system": "'true'",
+    "subprocess.run": "['true']",
+    "subprocess.check_output": "['true']",
+    "subprocess.Popen": "['true']",
+    "torch.manual_seed": "0",
+}
+NOT_RUN = {"pdb.set_trace", "ipdb.set_trace"}  # would stop the test run in a debugger
+
+
+def _untraceable_table() -> list[str]:
+    table = importlib.import_module("compilelint.rules.untraceable_call").UNTRACEABLE
+    return sorted(set(table) - NOT_RUN)
+
+
+@pytest.mark.parametrize("qualname", _untraceable_table())
+def test_every_untraceable_call_in_the_table_breaks(qualname: str, tmp_path: Path) -> None:
+    module_name = qualname.split(".", 1)[0]
+    call = f"{qualname}({CALL_ARGUMENTS.get(qualname, '')})"
+    source = f"import torch\nimport {module_name}\n\n\ndef f(x):\n    {call}\n    return x + 1\n\n\ncompiled = torch.compile(f)\n"
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    findings = [f for f in lint_source(source, str(path)).findings if f.code == "CL107"]
+    assert len(findings) == 1, f"CL107 does not flag {qualname}"
+    function = load_module(path).f
+    default = record(function, [(torch.randn(2),)], str(path), fullgraph=False)
+    assert 6 in {line for _, line, _ in default.breaks}
+    fullgraph = record(function, [(torch.randn(2),)], str(path), fullgraph=True)
+    assert (fullgraph.error is not None) == (Mode.FULLGRAPH in findings[0].breaks)

@@ -1,0 +1,82 @@
+"""lint_source: bad input becomes findings, a crashing rule loses nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from compilelint.config import Settings
+from compilelint.engine import lint_source
+from compilelint.registry import all_rules
+
+MODEL = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n        return x.sum().item()\n"
+
+
+def codes(source: str | bytes) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(source, "m.py").findings]
+
+
+def test_findings_on_a_small_model() -> None:
+    assert codes(MODEL) == [(4, "CL101"), (5, "CL105")]
+
+
+def test_syntax_error_is_cl900_with_its_position() -> None:
+    findings = lint_source("import torch\ndef f(:\n", "bad.py").findings
+    assert [(f.code, f.line) for f in findings] == [("CL900", 2)]
+    assert "SyntaxError" in findings[0].message
+
+
+def test_undecodable_file_is_cl900() -> None:
+    findings = lint_source(b"import torch\nx = '\xff\xfe'\n", "bad.py").findings
+    assert [f.code for f in findings] == ["CL900"]
+
+
+def test_bom_and_coding_cookie_are_honoured() -> None:
+    assert codes(b"\xef\xbb\xbf" + MODEL.encode()) == [(4, "CL101"), (5, "CL105")]
+    latin = "# -*- coding: latin-1 -*-\n" + MODEL.replace("print(x)", "print('caf\xe9', x)")
+    assert codes(latin.encode("latin-1")) == [(5, "CL101"), (6, "CL105")]
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    source = MODEL.replace("        return x.sum().item()", "        y = 'ééé'; z = x.sum().item()\n        return z")
+    finding = [f for f in lint_source(source, "m.py").findings if f.code == "CL105"][0]
+    assert finding.column == len("        y = 'ééé'; z = ") + 1
+
+
+def test_files_without_torch_are_skipped_before_parsing() -> None:
+    result = lint_source("def forward(self, x:\n", "no_torch.py")
+    assert result.skipped and result.findings == ()
+
+
+def test_noqa_suppresses_all_or_listed_codes() -> None:
+    bare = MODEL.replace("print(x)", "print(x)  # noqa")
+    listed = MODEL.replace("print(x)", "print(x)  # noqa: CL105, CL101")
+    other = MODEL.replace("print(x)", "print(x)  # noqa: CL105")
+    assert codes(bare) == [(5, "CL105")]
+    assert codes(listed) == [(5, "CL105")]
+    assert codes(other) == [(4, "CL101"), (5, "CL105")]
+
+
+def test_selection_resolves_by_specificity() -> None:
+    from compilelint.config import Selection
+
+    settings = Settings(layers=(Selection(select=("CL1",), ignore=("CL101",)),))
+    assert [f.code for f in lint_source(MODEL, "m.py", settings).findings] == ["CL105"]
+    settings = Settings(layers=(Selection(select=("CL101",), ignore=("CL1",)),))
+    assert [f.code for f in lint_source(MODEL, "m.py", settings).findings] == ["CL101"]
+
+
+def test_a_crashing_rule_becomes_cl999_and_other_findings_survive(monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = all_rules().by_code()["CL101"]
+
+    def explode(node: object, ctx: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rule, "check", explode)
+    found = lint_source(MODEL, "m.py").findings
+    assert [f.code for f in found] == ["CL999", "CL105"]
+    assert "CL101" in found[0].message and "boom" in found[0].message
+
+
+def test_deeply_nested_code_does_not_crash_the_run() -> None:
+    deep = "import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    assert [f.code for f in lint_source(deep, "deep.py").findings] in (["CL900"], [])

@@ -1,0 +1,66 @@
+"""Every rule's fixtures and docstring examples, checked statically."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fixture_support import RuleFixtures, expected_findings, rule_fixture_folders
+
+from compilelint.engine import lint_file, lint_source
+from compilelint.registry import all_rules
+
+FIXTURES = rule_fixture_folders()
+EXAMPLE_HEADER = (
+    "import copy, datetime, logging, math, os, random, sys, time, warnings\n"
+    "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+    "logger = logging.getLogger(__name__)\n"
+)
+
+
+def _ids(fixtures: list[RuleFixtures]) -> list[str]:
+    return [f.folder.name for f in fixtures]
+
+
+def test_every_rule_has_fixtures() -> None:
+    codes = {rule.code for rule in all_rules()}
+    assert codes == {f.code for f in FIXTURES}
+
+
+@pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
+def test_flagged_fixture_matches_markers(fixtures: RuleFixtures) -> None:
+    findings = lint_file(str(fixtures.flagged)).findings
+    found = {(f.line, f.code) for f in findings}
+    assert found == expected_findings(fixtures.flagged)
+    assert any(f.code == fixtures.code for f in findings)
+
+
+@pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
+def test_clean_fixture_is_silent(fixtures: RuleFixtures) -> None:
+    assert [f"{f.line}: {f.code} {f.message}" for f in lint_file(str(fixtures.clean)).findings] == []
+
+
+@pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
+def test_fixture_folder_is_named_after_the_rule(fixtures: RuleFixtures) -> None:
+    rule = all_rules().by_code()[fixtures.code]
+    assert fixtures.folder.name == f"{rule.code}_{rule.name.replace('-', '_')}"
+
+
+def _code_blocks(doc: str, section: str) -> list[str]:
+    body = doc.split(section, 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", body, flags=re.S)
+
+
+@pytest.mark.parametrize("rule", list(all_rules()), ids=lambda r: r.code)
+def test_docstring_example_is_flagged_and_alternative_is_clean(rule: object) -> None:
+    doc = rule.doc()  # type: ignore[attr-defined]
+    code = rule.code  # type: ignore[attr-defined]
+    examples = _code_blocks(doc, "## Example")
+    alternatives = _code_blocks(doc, "## Use instead")
+    assert examples and alternatives
+    for example in examples:
+        codes = {f.code for f in lint_source(EXAMPLE_HEADER + example, "example.py").findings}
+        assert code in codes, example
+    for alternative in alternatives:
+        findings = lint_source(EXAMPLE_HEADER + alternative, "alternative.py").findings
+        assert [f.code for f in findings] == [], alternative
