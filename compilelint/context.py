@@ -42,6 +42,7 @@ class RuleContext:
     sink: Callable[[RawFinding], None]
     region: tuple[str, ...] = ()
     function: FunctionInfo | None = None
+    is_entry_point: bool = False  # Dynamo starts tracing here, and no compiled code of this file calls it
     statement: ast.stmt | None = None
     evaluator: Evaluator | None = None
     parents: dict[int, ast.AST] = field(default_factory=dict)
@@ -78,6 +79,18 @@ class RuleContext:
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))
+
+    def in_region(self, node: ast.AST) -> bool:
+        """Whether ``node`` lies in a function Dynamo traces (for rules of scope "module")."""
+        if self.analysis is None:
+            return False
+        compiled = {id(state.info.node) for state in self.analysis.regions()}
+        current: ast.AST | None = node
+        while current is not None:
+            if id(current) in compiled:
+                return True
+            current = self.parent(current)
+        return False
 
     def truth_tested(self, expr: ast.expr) -> Iterator[ast.expr]:
         """The sub-expressions whose truth Python evaluates when ``expr`` is a test."""

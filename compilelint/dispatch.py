@@ -41,6 +41,9 @@ class Dispatcher:
     def enter(self, state: FunctionState) -> None:
         self.ctx.region = state.chain
         self.ctx.function = state.info
+        owner = state.info.owner
+        internal = state.params_from_calls or (owner is not None and self.ctx.index.instantiated(owner))
+        self.ctx.is_entry_point = state.root and not internal
 
     # --- StatementVisitor ----------------------------------------------------------------
     def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
@@ -73,8 +76,16 @@ class Dispatcher:
             return [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda)]
         return list(ast.iter_child_nodes(node))
 
-    def dispatch_module_node(self, node: ast.AST) -> None:
-        self._dispatch(node)
+    def walk_module(self, tree: ast.Module) -> None:
+        """For rules of scope "module": every node of the file, with parents recorded."""
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            self._dispatch(node)
+            children = list(ast.iter_child_nodes(node))
+            for child in children:
+                self.ctx.parents[id(child)] = node
+            stack.extend(reversed(children))
 
     def _dispatch(self, node: ast.AST) -> None:
         rules = self.by_type.get(type(node))

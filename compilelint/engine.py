@@ -67,7 +67,7 @@ def _analyse(
     tree: ast.Module, text: str, path: str, rules: Sequence[Rule]
 ) -> tuple[list[RawFinding], list[RuleFailure]]:
     raw: list[RawFinding] = []
-    index = build_index(tree, find_compile_calls="compile" in text)
+    index = build_index(tree, find_compile_calls="compile" in text, text=text)
     analysis = RegionAnalysis(index)
     analysis.run()
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
@@ -79,8 +79,7 @@ def _analyse(
     if module_rules:
         module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
         module_dispatcher = Dispatcher(module_rules, module_ctx)
-        for node in ast.walk(tree):
-            module_dispatcher.dispatch_module_node(node)
+        module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
     return raw, dispatcher.failures
 

@@ -51,3 +51,33 @@ def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool) -> ModeResult
         InstructionTranslatorBase.log_graph_break = original  # type: ignore[method-assign]
         torch._dynamo.reset()
     return result
+
+
+def _call(compiled: Any, item: Any) -> Any:
+    args, kwargs = item if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict)) else (item, {})
+    return compiled(*args, **kwargs)
+
+
+def count_recompiles(fn: Any, inputs: list[Any]) -> int:
+    """Frames Dynamo compiled beyond the first, running every input set (default mode)."""
+    import torch
+
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    compiled = torch.compile(fn, backend="eager")
+    for item in inputs:
+        _call(compiled, item)
+    frames = int(torch._dynamo.utils.counters["frames"]["ok"])
+    torch._dynamo.reset()
+    return frames - 1
+
+
+def count_compiles(run: Any) -> int:
+    """Frames Dynamo compiled while ``run()`` executes (it calls torch.compile itself)."""
+    import torch
+
+    torch._dynamo.utils.counters.clear()
+    run()
+    frames = int(torch._dynamo.utils.counters["frames"]["ok"])
+    torch._dynamo.reset()
+    return frames

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from compilelint.engine import lint_file, lint_source
 from compilelint.findings import Finding, Mode
 
 torch = pytest.importorskip("torch")
-from dynamo_recorder import record  # noqa: E402
+from dynamo_recorder import count_compiles, count_recompiles, record  # noqa: E402
 
 pytestmark = pytest.mark.dynamo
 FIXTURES = rule_fixture_folders()
@@ -123,3 +124,25 @@ def test_every_untraceable_call_in_the_table_breaks(qualname: str, tmp_path: Pat
     assert 6 in {line for _, line, _ in default.breaks}
     fullgraph = record(function, [(torch.randn(2),)], str(path), fullgraph=True)
     assert (fullgraph.error is not None) == (Mode.FULLGRAPH in findings[0].breaks)
+
+
+RECOMPILES = re.compile(r"^def (target_\w+|run_\w+)\(\):\s*#\s*(recompiles|compiles):\s*(\d+)", re.M)
+ALL_FIXTURE_FILES = [p for f in FIXTURES for p in (f.flagged, f.clean)]
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURE_FILES, ids=[f"{p.parent.name}/{p.name}" for p in ALL_FIXTURE_FILES])
+def test_recompile_counts_are_what_dynamo_measures(path: Path) -> None:
+    """Fixtures state the recompiles Dynamo produces over their input sets (4 or more)."""
+    expected = {name: (what, int(n)) for name, what, n in RECOMPILES.findall(path.read_text())}
+    if not expected:
+        pytest.skip("no recompile expectations in this fixture")
+    module = load_module(path.resolve())
+    measured = {}
+    for name, (what, _) in expected.items():
+        if what == "compiles":
+            measured[name] = (what, count_compiles(getattr(module, name)))
+        else:
+            fn, inputs = getattr(module, name)()
+            assert len(inputs) >= 4, f"{name}: recompile expectations need 4 or more input sets"
+            measured[name] = (what, count_recompiles(fn, inputs))
+    assert measured == expected

@@ -57,9 +57,20 @@ class FunctionInfo:
     compiled: bool = False  # decorated with torch.compile or passed to it
     is_static: bool = False  # @staticmethod: no self parameter
 
+    _globals: frozenset[str] | None = None
+
     @property
     def name(self) -> str:
         return self.node.name
+
+    @property
+    def declared_globals(self) -> frozenset[str]:
+        """Names this function rebinds at module level (``global counter``)."""
+        if self._globals is None:
+            self._globals = frozenset(
+                name for n in ast.walk(self.node) if isinstance(n, ast.Global) for name in n.names
+            )
+        return self._globals
 
     def __hash__(self) -> int:
         return id(self)
@@ -117,6 +128,20 @@ class ModuleIndex:
     module_names: set[str]  # every name bound at module level (shadows builtins)
     compile_calls: list[ast.Call]  # torch.compile(...) calls anywhere in the file
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
+    text: str = ""
+    _class_text: str | None = None
+
+    def instantiated(self, cls: ClassInfo) -> bool:
+        """Whether another class of the file builds this one: it is then a submodule, not an
+        entry point. A text count over the class bodies, not a walk: ``Name(`` beyond the
+        ``class Name(`` that defines it. Scripts and tests building it do not count."""
+        if self._class_text is None:
+            lines = self.text.splitlines()
+            self._class_text = "\n".join(
+                "\n".join(lines[c.node.lineno - 1 : c.node.end_lineno]) for c in self.classes.values()
+            )
+        text = self._class_text
+        return text.count(f"{cls.name}(") - text.count(f"class {cls.name}(") > 0
 
     def qualname(self, node: ast.expr) -> str | None:
         return self.imports.qualname(node)
@@ -145,12 +170,12 @@ def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level_statements(stmt.body)
 
 
-def build_index(tree: ast.Module, find_compile_calls: bool) -> ModuleIndex:
+def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> ModuleIndex:
     imports = ImportTable()
     functions: dict[str, FunctionInfo] = {}
     classes: dict[str, ClassInfo] = {}
     module_names: set[str] = set()
-    index = ModuleIndex(imports, functions, classes, module_names, [])
+    index = ModuleIndex(imports, functions, classes, module_names, [], text=text)
     for stmt in _top_level_statements(tree.body):
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.add(stmt)

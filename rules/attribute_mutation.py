@@ -1,0 +1,120 @@
+"""CL202: module or global Python state updated inside compiled code."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind
+from compilelint.context import RuleContext
+from compilelint.registry import Rule
+
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "update", "setdefault", "clear", "remove"})
+
+
+class AttributeMutation(Rule):
+    """Checks for Python state that compiled code reads and updates on every call.
+
+    ## What it does
+    Flags, inside a compiled region, read-modify-write updates of Python values kept on
+    the module or in globals: `self.step += 1`, `self.count = self.count + 1`,
+    `self.stats["n"] += 1`, `self.history.append(...)`, and `global n; n += 1`. Updates of
+    tensor attributes (registered buffers and parameters, `self.buf += x`) are not flagged.
+
+    ## Why is this bad?
+    Dynamo reads the Python value while tracing, installs a guard on it
+    (`self.step == 3`), and replays the update after the graph. The next call sees a new
+    value, the guard fails and the function is compiled again. Measured on torch 2.13:
+    a counter attribute, a global counter, a dict counter and a list that grows each
+    recompile on every call (6 calls, 6 graphs) until the recompile limit (8) sends the
+    function to eager for good. Writing an attribute that is never read (`self.cache = x`)
+    does not recompile and is not flagged.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.step = 0
+
+        def forward(self, x):
+            self.step += 1
+            return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("step", torch.zeros((), dtype=torch.long))
+
+        def forward(self, x):
+            self.step += 1
+            return x * 2
+    ```
+    A buffer updated in place is a graph input, not a guarded constant: one graph serves
+    every call. Or keep the counter outside the compiled model.
+
+    ## Fix safety
+    No automatic fix yet: turning an attribute into a buffer changes `state_dict()`, its
+    type (a 0-d tensor instead of an int) and every place that reads it.
+    """
+
+    code = "CL202"
+    name = "attribute-mutation"
+    message = "Python state updated in compiled code: Dynamo guards on its value and recompiles every call"
+    breaks = ()
+    nodes = (ast.AugAssign, ast.Assign, ast.Call)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.AugAssign):
+            self._check_target(node.target, node, ctx)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if _state_name(target, ctx) and any(_same(target, n) for n in ast.walk(node.value)):
+                self._check_target(target, node, ctx)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx):
+                if ctx.kind(receiver) == Kind.STATIC:
+                    ctx.report(node, f"`{ast.unparse(receiver)}.{node.func.attr}()` changes a container Dynamo guards on (its length): recompiles every call")
+
+    def _check_target(self, target: ast.expr, node: ast.stmt, ctx: RuleContext) -> None:
+        what = _state_name(target, ctx)
+        if what is None:
+            return
+        kind = ctx.kind(target)
+        if kind & (Kind.TENSOR | Kind.MODULE) or kind == Kind.UNKNOWN and not _adds_a_number(node):
+            return  # tensors are graph inputs; unknown values stay quiet
+        ctx.report(
+            target,
+            f"{what} is read and updated in compiled code: Dynamo guards on its value and recompiles on every call; "
+            "use a buffer updated in place, or keep it outside the compiled model",
+        )
+
+
+def _self_attribute(node: ast.expr, ctx: RuleContext) -> bool:
+    function = ctx.function
+    if function is None or function.owner is None or not isinstance(node, ast.Attribute):
+        return False
+    args = function.node.args.posonlyargs + function.node.args.args
+    return bool(args) and isinstance(node.value, ast.Name) and node.value.id == args[0].arg
+
+
+def _state_name(target: ast.expr, ctx: RuleContext) -> str | None:
+    """`self.x`, `self.x[k]` or a declared global: state that outlives the call."""
+    base = target.value if isinstance(target, ast.Subscript) else target
+    if _self_attribute(base, ctx):
+        return f"`{ast.unparse(target)}`"
+    if isinstance(target, ast.Name) and ctx.function is not None and target.id in ctx.function.declared_globals:
+        return f"global `{target.id}`"
+    return None
+
+
+def _same(target: ast.expr, node: ast.AST) -> bool:
+    return isinstance(node, type(target)) and ast.unparse(node) == ast.unparse(target)
+
+
+def _adds_a_number(node: ast.stmt) -> bool:
+    value = node.value if isinstance(node, (ast.AugAssign, ast.Assign)) else None
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) for n in ast.walk(value)) if value else False

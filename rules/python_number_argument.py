@@ -1,0 +1,112 @@
+"""CL204: int/float arguments of compiled functions used where Dynamo specialises on them."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.context import RuleContext
+from compilelint.registry import Rule
+
+NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+
+
+class PythonNumberArgument(Rule):
+    """Checks for int/float arguments of compiled functions used as loop counts or branch tests.
+
+    ## What it does
+    Flags, in a `forward` or `@torch.compile` function, a parameter annotated `int` or
+    `float` (or with a number default) that is used as a loop count (`range(n)`), to
+    repeat a list (`[0.0] * n`), in a branch test (`if p > 0.5:`), or in a `math`
+    function (`math.exp(t)`).
+
+    ## Why is this bad?
+    Python numbers are not graph inputs: Dynamo guards on their value. Measured on torch
+    2.13, a number used only in tensor arithmetic (`x / temperature`, `x[:n]`,
+    `torch.zeros(n)`) recompiles once, then becomes a dynamic input (not flagged). Used as
+    a loop count, a list length or in `math.*` it recompiles for every new value (5
+    values, 5 graphs), and in a branch test once more on each side of the threshold, until
+    the recompile limit (8) sends the function to eager.
+
+    ## Example
+    ```python
+    class Sampler(nn.Module):
+        def forward(self, x, steps: int):
+            for _ in range(steps):
+                x = x - 0.1 * x.tanh()
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Sampler(nn.Module):
+        def forward(self, x, steps: int = 10):
+            return self.step_once(x)
+
+        def step_once(self, x):
+            return x - 0.1 * x.tanh()
+    ```
+    Keep per-call numbers out of Python control flow: loop outside the compiled function,
+    pass a tensor (`torch.tensor(p)`) and use tensor ops (`torch.where`), or fix the value
+    at construction.
+
+    ## Fix safety
+    No automatic fix: the remedy moves code across the compiled boundary.
+    """
+
+    code = "CL204"
+    name = "python-number-argument"
+    message = "int/float argument used where Dynamo specialises on its value: recompiles per value"
+    breaks = ()
+    nodes = (ast.Call, ast.BinOp, ast.If, ast.While, ast.IfExp)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if not ctx.is_entry_point or ctx.function is None:
+            return
+        numbers = _number_parameters(ctx.function.node)
+        if not numbers:
+            return
+        used = self._specialising_use(node, numbers, ctx)
+        if used is not None:
+            name, how = used
+            ctx.report(node, f"argument `{name}` is {how}: Dynamo recompiles for each new value; pass a tensor or move it out of the compiled code")
+
+    @staticmethod
+    def _specialising_use(node: ast.AST, numbers: set[str], ctx: RuleContext) -> tuple[str, str] | None:
+        if isinstance(node, ast.Call):
+            name = ctx.qualname(node.func) or ""
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in numbers:
+                    if ctx.builtin(node.func) == "range":
+                        return arg.id, "a loop count"
+                    if name.startswith("math."):
+                        return arg.id, f"passed to `{name}`"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for display, count in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(display, (ast.List, ast.Tuple)) and isinstance(count, ast.Name) and count.id in numbers:
+                    return count.id, "a list length"
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            for part in ctx.truth_tested(node.test):
+                if isinstance(part, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in part.ops):
+                    continue  # `n is None` guards on None-ness only
+                operands = [part.left, *part.comparators] if isinstance(part, ast.Compare) else [part]
+                for operand in operands:
+                    if isinstance(operand, ast.Name) and operand.id in numbers:
+                        return operand.id, "tested in a branch"
+        return None
+
+
+def _number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    numbers = set()
+    for arg in positional + args.kwonlyargs:
+        annotation = arg.annotation
+        if isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS:
+            numbers.add(arg.arg)
+        elif annotation is None and isinstance(defaults.get(arg.arg), ast.Constant):
+            value = defaults[arg.arg].value  # type: ignore[union-attr]
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                numbers.add(arg.arg)
+    return numbers
