@@ -6,6 +6,7 @@ import ast
 import os
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 
 from compilelint.analysis.module_index import build_index
@@ -16,12 +17,14 @@ from compilelint.dispatch import Dispatcher, RuleFailure
 from compilelint.files import SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding
 from compilelint.positions import LineIndex
+from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
 from compilelint.suppression import is_suppressed
 
 SYNTAX_ERROR = ("CL900", "syntax-error")
 INTERNAL_ERROR = ("CL999", "internal-error")
 PARALLEL_MIN_FILES = 16
+CROSS_FILE_ROUNDS = 4
 
 
 def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
@@ -31,13 +34,23 @@ def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
     return [rule for rule in rules if rule.code in enabled]
 
 
-def lint_source(source: str | bytes, path: str = "<stdin>", settings: Settings = DEFAULT_SETTINGS) -> FileResult:
-    """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999."""
+def lint_source(
+    source: str | bytes,
+    path: str = "<stdin>",
+    settings: Settings = DEFAULT_SETTINGS,
+    entries: Sequence[EntryPoint] = (),
+    module: str | None = None,
+) -> FileResult:
+    """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
+
+    ``entries`` are functions of this file that other files' compiled regions call;
+    ``module`` is the file's dotted name, to resolve its relative imports.
+    """
     try:
         text = decode_source(source) if isinstance(source, bytes) else source
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
-    if settings.torch_prefilter and "torch" not in text:
+    if settings.torch_prefilter and "torch" not in text and not entries:
         return FileResult(path=path, skipped=True)
     try:
         with warnings.catch_warnings():
@@ -49,7 +62,7 @@ def lint_source(source: str | bytes, path: str = "<stdin>", settings: Settings =
     except (ValueError, RecursionError, MemoryError) as error:
         return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
     try:
-        raw, failures = _analyse(tree, text, path, selected_rules(settings, path))
+        raw, failures, calls = _analyse(tree, text, path, selected_rules(settings, path), entries)
     except RecursionError:
         return _error_result(path, INTERNAL_ERROR, "analysis gave up: nesting too deep", 1, 1, settings)
     except Exception as error:  # an analysis bug must not lose other files
@@ -60,15 +73,23 @@ def lint_source(source: str | bytes, path: str = "<stdin>", settings: Settings =
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
     kept = [f for f in findings if not is_suppressed(lines.text(f.line), f.code)]
     kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
-    return FileResult(path=path, findings=tuple(sorted(set(kept), key=lambda f: f.sort_key)))
+    is_package = os.path.basename(path) in ("__init__.py", "__init__.pyi")
+    resolved = tuple(
+        replace(call, target=target)
+        for call in calls
+        if (target := absolute_target(call.target, module, is_package)) and not target.startswith("torch.")
+    )
+    return FileResult(path=path, findings=tuple(sorted(set(kept), key=lambda f: f.sort_key)), calls=resolved)
 
 
 def _analyse(
-    tree: ast.Module, text: str, path: str, rules: Sequence[Rule]
-) -> tuple[list[RawFinding], list[RuleFailure]]:
+    tree: ast.Module, text: str, path: str, rules: Sequence[Rule], entries: Sequence[EntryPoint] = ()
+) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     raw: list[RawFinding] = []
     index = build_index(tree, find_compile_calls="compile" in text, text=text)
     analysis = RegionAnalysis(index)
+    for entry in entries:
+        analysis.add_entry(entry)
     analysis.run()
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
     dispatcher = Dispatcher([r for r in rules if r.scope == "region"], ctx)
@@ -81,7 +102,7 @@ def _analyse(
         module_dispatcher = Dispatcher(module_rules, module_ctx)
         module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
-    return raw, dispatcher.failures
+    return raw, dispatcher.failures, list(analysis.external_calls.values())
 
 
 def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
@@ -141,31 +162,79 @@ def _error_result(
     return FileResult(path=path, findings=(finding,))
 
 
-def lint_file(path: str, settings: Settings = DEFAULT_SETTINGS) -> FileResult:
+def lint_file(
+    path: str, settings: Settings = DEFAULT_SETTINGS, entries: Sequence[EntryPoint] = (), module: str | None = None
+) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
-    return lint_source(text, path, settings)
+    return lint_source(text, path, settings, entries, module)
 
 
-def _lint_chunk(paths: list[str], settings: Settings) -> list[FileResult]:
-    return [lint_file(path, settings) for path in paths]
+Job = tuple[str, tuple[EntryPoint, ...], "str | None"]
+
+
+def _lint_chunk(jobs: list[Job], settings: Settings) -> list[FileResult]:
+    return [lint_file(path, settings, entries, module) for path, entries, module in jobs]
+
+
+def _run(jobs: list[Job], settings: Settings, workers: int, pool: ProcessPoolExecutor | None) -> list[FileResult]:
+    if pool is None or len(jobs) < PARALLEL_MIN_FILES:
+        return _lint_chunk(jobs, settings)
+    chunks = _chunks(jobs, workers * 4)
+    return [result for chunk in pool.map(_lint_chunk, chunks, [settings] * len(chunks)) for result in chunk]
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs: int | None = None) -> list[FileResult]:
-    """Lint every Python file under ``paths`` (in parallel across cores for many files)."""
+    """Lint every Python file under ``paths``, following compiled code across files.
+
+    Phase one lints each file on its own (in parallel); then helpers that compiled regions
+    import from other files of the run are analysed as compiled code, for a few rounds.
+    """
     files = list(discover(paths, settings))
-    jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(files) < PARALLEL_MIN_FILES:
-        return _lint_chunk(files, settings)
-    chunks = _chunks(files, jobs * 4)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_lint_chunk, chunks, [settings] * len(chunks))
-        return [result for chunk in results for result in chunk]
+    modules = ModuleMap(files)
+    workers = jobs or os.cpu_count() or 1
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and len(files) >= PARALLEL_MIN_FILES else None
+    try:
+        results = {r.path: r for r in _run([(f, (), modules.by_path.get(f)) for f in files], settings, workers, pool)}
+        entries: dict[str, dict[str, EntryPoint]] = {}
+        pending = list(results.values())
+        for _ in range(CROSS_FILE_ROUNDS):
+            changed = _collect_entries(pending, modules, entries)
+            if not changed:
+                break
+            jobs_ = [(path, tuple(entries[path].values()), modules.by_path.get(path)) for path in sorted(changed)]
+            pending = _run(jobs_, settings, workers, pool)
+            results.update((r.path, r) for r in pending)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return [results[path] for path in files]
 
 
-def _chunks(files: list[str], count: int) -> list[list[str]]:
+def _collect_entries(
+    results: Iterable[FileResult], modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]]
+) -> set[str]:
+    """Turn resolved external calls into entry points; the files whose entries changed."""
+    changed: set[str] = set()
+    for result in results:
+        for call in result.calls:
+            located = modules.locate(call.target)
+            if located is None or located[0] == result.path:
+                continue
+            path, name = located
+            entry = entries.setdefault(path, {}).get(name)
+            if entry is None:
+                entry = entries[path][name] = EntryPoint(name=name, chain=call.chain + (name,))
+                entry.merge(call)
+                changed.add(path)
+            elif entry.merge(call):
+                changed.add(path)
+    return changed
+
+
+def _chunks(files: list[Job], count: int) -> list[list[Job]]:
     size = max(1, -(-len(files) // count))
     return [files[i : i + size] for i in range(0, len(files), size)]
 

@@ -90,3 +90,6 @@ class FileResult:
     path: str
     findings: tuple[Finding, ...] = ()
     skipped: bool = False  # never parsed: no mention of torch
+    # calls from compiled regions to functions imported from other modules, with absolute
+    # targets (compilelint.project.ExternalCall); they drive cross-file analysis
+    calls: tuple[Any, ...] = ()

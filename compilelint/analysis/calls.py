@@ -43,6 +43,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return torch_function_kind(name, node)
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
+    if name is not None and _imported_root(evaluator, node.func):
+        evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
     if isinstance(node.func, ast.Attribute):
         own = evaluator.sink.attribute(node.func, evaluator)  # self.<submodule>(...)
         if own is not None:
@@ -160,3 +162,10 @@ def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     if value & Kind.UNKNOWN:
         return Kind.UNKNOWN
     return value
+
+
+def _imported_root(evaluator: Evaluator, func: ast.expr) -> bool:
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in evaluator.index.imports and root.id not in evaluator.locals

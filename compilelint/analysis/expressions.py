@@ -59,6 +59,8 @@ class CallSink(Protocol):
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None: ...
 
+    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None: ...
+
 
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""

@@ -153,3 +153,17 @@ FLAG_NAMES = frozenset({"training", "deterministic", "causal", "verbose", "debug
 def _names_a_flag(name: str) -> bool:
     """``output_attentions``, ``use_cache``, ``interpolate_pos_encoding``: options, not inputs."""
     return name.startswith(FLAG_PREFIXES) or name in FLAG_NAMES or name.endswith("_flag")
+
+
+def bind_kinds(node: FunctionNode, positional: list[Kind], keywords: dict[str, Kind]) -> dict[str, Kind]:
+    """Like ``bind_arguments``, from kinds another file's call passed (no ``self``: functions)."""
+    names = [a.arg for a in node.args.posonlyargs + node.args.args]
+    result = {name: kind for name, kind in zip(names, positional)}
+    known = set(names) | {a.arg for a in node.args.kwonlyargs}
+    result.update({name: kind for name, kind in keywords.items() if name in known})
+    defaults = _defaults(node)
+    for name in known - result.keys():
+        if name in defaults:
+            kind = default_kind(defaults[name])
+            result[name] = kind if kind != Kind.UNKNOWN else Kind.STATIC
+    return result

@@ -19,9 +19,11 @@ from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
+from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
     annotation_kind,
     bind_arguments,
+    bind_kinds,
     root_parameter_kinds,
     unbound_parameter_kind,
 )
@@ -55,7 +57,25 @@ class RegionAnalysis:
         self.states: dict[int, FunctionState] = {}  # id(FunctionInfo) -> state
         self.order: list[FunctionState] = []  # discovery order (roots first)
         self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
+        self.external_calls: dict[tuple[str, tuple[str, ...]], ExternalCall] = {}
         self._worklist: deque[FunctionState] = deque()
+
+    def add_entry(self, entry: EntryPoint) -> None:
+        """A function another file's compiled region calls: compiled here too."""
+        info = self.index.functions.get(entry.name)
+        if info is None:
+            imported = self.index.imports.get(entry.name)  # re-exported: pass the call on
+            if imported is not None:
+                key = (imported, entry.chain)
+                self.external_calls[key] = ExternalCall(
+                    imported, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1]
+                )
+            return
+        if info.disabled or info.opaque:
+            return
+        state = self._add(info, entry.chain, root=False)
+        state.params.update(bind_kinds(info.node, entry.positional, entry.keywords))
+        state.params_from_calls = True
 
     # --- building ------------------------------------------------------------------------
     def run(self) -> None:
@@ -209,6 +229,18 @@ class FunctionScope:
             state.params.update(merged)
             analysis._enqueue(state)
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
+
+    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None:
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            positional: tuple[Kind, ...] = ()
+        else:
+            positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
+        keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
+        key = (qualname, self.state.chain)
+        previous = self.analysis.external_calls.get(key)
+        if previous is not None:
+            positional = tuple(a | b for a, b in zip(previous.positional, positional)) if positional else ()
+        self.analysis.external_calls[key] = ExternalCall(qualname, positional, keywords, self.state.chain)
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
         receiver = node.value

@@ -1,0 +1,104 @@
+"""Cross-file analysis: which file defines the helper a compiled region imports.
+
+Phase one lints every file on its own and collects the calls its compiled regions make
+to functions imported from elsewhere. Those that resolve to a file of the run become
+extra roots of that file, which is analysed again in phase two (and so on, a few rounds):
+a helper in ``utils.py`` called from ``modeling_x.py``'s ``forward`` is compiled code too.
+The module map comes from paths alone, so phase one stays embarrassingly parallel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from compilelint.analysis.kinds import Kind
+
+
+@dataclass(frozen=True)
+class ExternalCall:
+    """A call from a compiled region to a function imported from another module."""
+
+    target: str  # fully qualified: "transformers.masking_utils.create_causal_mask"
+    positional: tuple[Kind, ...]
+    keywords: tuple[tuple[str, Kind], ...]
+    chain: tuple[str, ...]  # the caller's region chain
+
+
+@dataclass
+class EntryPoint:
+    """What a file must treat as compiled because another file's region calls it."""
+
+    name: str  # function name at the file's top level
+    positional: list[Kind] = field(default_factory=list)
+    keywords: dict[str, Kind] = field(default_factory=dict)
+    chain: tuple[str, ...] = ()
+
+    def merge(self, call: ExternalCall) -> bool:
+        """Join another call's argument kinds; True if anything changed."""
+        changed = False
+        for position, kind in enumerate(call.positional):
+            if position >= len(self.positional):
+                self.positional.append(kind)
+                changed = True
+            elif self.positional[position] | kind != self.positional[position]:
+                self.positional[position] |= kind
+                changed = True
+        for name, kind in call.keywords:
+            if self.keywords.get(name, Kind.NONE) | kind != self.keywords.get(name):
+                self.keywords[name] = self.keywords.get(name, Kind.NONE) | kind
+                changed = True
+        if not self.chain or len(call.chain) + 1 < len(self.chain):
+            self.chain = call.chain + (self.name,)
+        return changed
+
+
+def module_name(path: str) -> str | None:
+    """``/x/transformers/models/bert/modeling_bert.py`` -> ``transformers.models.bert.modeling_bert``.
+
+    The package root is the topmost folder of an unbroken chain of ``__init__.py``.
+    """
+    folder, filename = os.path.split(os.path.abspath(path))
+    stem = filename[:-3] if filename.endswith(".py") else filename[:-4] if filename.endswith(".pyi") else None
+    if stem is None:
+        return None
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    return ".".join(parts) if parts else None
+
+
+def absolute_target(qualname: str, caller_module: str | None, caller_is_package: bool) -> str | None:
+    """Resolve ``..utils.helper`` against the caller's module; absolute names pass through."""
+    if not qualname.startswith("."):
+        return qualname
+    if caller_module is None:
+        return None
+    level = len(qualname) - len(qualname.lstrip("."))
+    package = caller_module.split(".") if caller_is_package else caller_module.split(".")[:-1]
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    rest = qualname[level:]
+    return ".".join(base + ([rest] if rest else []))
+
+
+class ModuleMap:
+    """Dotted module names of the files in this run."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.by_name: dict[str, str] = {}
+        self.by_path: dict[str, str] = {}
+        for path in paths:
+            name = module_name(path)
+            if name:
+                self.by_name[name] = path
+                self.by_path[path] = name
+
+    def locate(self, target: str) -> tuple[str, str] | None:
+        """(file, function name) for ``pkg.mod.func``, when ``pkg.mod`` is a file of the run."""
+        module, _, function = target.rpartition(".")
+        path = self.by_name.get(module)
+        return (path, function) if path is not None and function else None
