@@ -77,6 +77,7 @@ class Settings:
     config_path: str | None = None
     verify_targets: tuple[str, ...] = ()
     torch_prefilter: bool = True  # skip files that never mention torch (TorchFix's trick)
+    apply_noqa: bool = True  # the flake8 plugin leaves `# noqa` to flake8 (--disable-noqa works)
 
     def enabled_codes(self, codes: Sequence[str], path: str | None = None) -> frozenset[str]:
         enabled: set[str] = set()

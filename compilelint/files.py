@@ -82,4 +82,4 @@ def _walk(root: str, patterns: Sequence[str]) -> Iterator[str]:
                 continue
             relative = os.path.normpath(os.path.join(relative_folder, name)).replace(os.sep, "/")
             if not _is_excluded(name, relative, patterns):
-                yield os.path.join(folder, name)
+                yield os.path.normpath(os.path.join(folder, name))  # "a.py", not "./a.py"
