@@ -1,0 +1,98 @@
+"""The child process: import one target, run it eager and compiled, write a result file.
+
+Run as ``python -m compilelint.verify.child REQUEST.json``. The parent never reads our
+stdout (user code may flood it); the verdict goes to ``request["result"]`` by atomic
+rename, and the phase we are in goes to ``request["phase"]`` so a timeout or a crash
+can say where it happened. We end with ``os._exit`` once the result is written: a
+process that used torch.compile can hang at exit (pytorch #115366).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import sys
+from typing import Any
+
+from compilelint.verify import statuses
+from compilelint.verify.model import TargetRun
+from compilelint.verify.statuses import describe_exception
+from compilelint.verify.targets import LoadedTarget, call_target, load_module
+
+
+def write_json_atomic(path: str, data: dict[str, Any]) -> None:
+    temporary = f"{path}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    os.replace(temporary, path)
+
+
+class PhaseFile:
+    """Tells the parent which phase we are in (read only on timeout or crash)."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def enter(self, name: str) -> None:
+        if self.path:
+            with open(self.path, "w", encoding="utf-8") as handle:
+                handle.write(name)
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+    except BaseException:  # noqa: BLE001 - no torch: certainly no CUDA
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def _load(request: dict[str, Any], phases: PhaseFile) -> LoadedTarget | TargetRun:
+    """Import the targets file and call the target; a failure is the run's status."""
+    phases.enter("import")
+    root = request.get("project_root")
+    if root and root not in sys.path:
+        sys.path.insert(0, root)  # targets import the user's package from the project root
+    try:
+        module = load_module(request["path"])
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
+        return TargetRun(statuses.IMPORT_ERROR, describe_exception(exc))
+    if str(request.get("device", "cpu")).startswith("cuda") and not _cuda_available():
+        return TargetRun(statuses.ENVIRONMENT_ERROR, "CUDA is not available in the child process")
+    phases.enter("target")
+    try:
+        return call_target(module, request["name"], request.get("device", "cpu"))
+    except BaseException as exc:  # noqa: BLE001
+        return TargetRun(statuses.TARGET_ERROR, f"target function failed: {describe_exception(exc)}")
+
+
+def run_request(request: dict[str, Any]) -> TargetRun:
+    """Everything up to the result; never raises."""
+    phases = PhaseFile(request.get("phase"))
+    loaded = _load(request, phases)
+    if isinstance(loaded, TargetRun):
+        return loaded
+    try:
+        from compilelint.verify.session import run_loaded_target
+    except BaseException as exc:  # noqa: BLE001 - torch missing or broken
+        return TargetRun(statuses.ENVIRONMENT_ERROR, f"cannot import torch: {describe_exception(exc)}")
+    try:
+        return run_loaded_target(loaded, request, phases.enter)
+    except BaseException as exc:  # noqa: BLE001 - a verifier bug must still be a status
+        return TargetRun(statuses.INTERNAL_ERROR, describe_exception(exc))
+
+
+def main(argv: list[str]) -> None:
+    faulthandler.enable()  # a segfault leaves its Python stack in the stderr file
+    with open(argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    result = run_request(request)
+    write_json_atomic(request["result"], result.to_json())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,197 @@
+"""``compilelint verify``: run targets under torch.compile and check the static findings.
+
+This module must import without torch: the CLI loads it for ``--help`` and for static
+linting. Torch is imported only in the child processes the runner starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import click
+from rich.console import Console
+
+from compilelint.findings import Finding
+from compilelint.verify import statuses
+from compilelint.verify.matching import match_target
+from compilelint.verify.progress import Progress
+from compilelint.verify.report import VerifyReport, build_report, to_json
+from compilelint.verify.runner import RunOptions, run_all
+from compilelint.verify.scope import default_lint_paths, project_root
+from compilelint.verify.targets import TargetSpec, discover_all
+
+EXIT_FAULT = 2
+
+
+class VerifyError(click.ClickException):
+    """A problem the user can fix (no GPU, no targets, bad config): one line, exit 2."""
+
+    exit_code = EXIT_FAULT
+
+
+def lint_findings(paths: Sequence[str]) -> list[Finding]:
+    """The static linter over ``paths`` (files named explicitly are always linted)."""
+    from compilelint.config import ConfigError, load_settings
+    from compilelint.engine import all_findings, lint_paths
+
+    if not paths:
+        return []
+    try:
+        settings = load_settings(list(paths))
+    except ConfigError as error:
+        raise VerifyError(str(error)) from error
+    findings = all_findings(lint_paths(list(paths), settings))
+    return [f for f in findings if not f.code.startswith("CL9")]  # CL9xx: cannot lint
+
+
+def configured_targets(paths: Sequence[str]) -> list[str]:
+    """``[tool.compilelint.verify] targets`` from the pyproject.toml above PATHS or here."""
+    from compilelint.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(list(paths) or [os.getcwd()])
+    except ConfigError as error:
+        raise VerifyError(str(error)) from error
+    return list(settings.verify_targets)
+
+
+def check_cuda(python: str) -> None:
+    """Fail early, with one clear message, when --device cuda cannot work."""
+    probe = "import sys, torch; print(torch.__version__); sys.exit(0 if torch.cuda.is_available() else 3)"
+    try:
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired as error:
+        raise VerifyError("--device cuda: checking for a GPU timed out") from error
+    if done.returncode == 3:
+        raise VerifyError(
+            f"--device cuda: torch {done.stdout.strip()} sees no CUDA GPU "
+            "(CUDA_VISIBLE_DEVICES, driver, or a CPU-only torch build?). Use --device cpu."
+        )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["unknown error"])[-1]
+        raise VerifyError(f"--device cuda: cannot import torch: {last}")
+
+
+@dataclass(frozen=True)
+class VerifyRequest:
+    paths: tuple[str, ...]
+    target_files: tuple[str, ...]
+    names: tuple[str, ...]
+    options: RunOptions
+    quiet: bool = False
+
+
+def select_targets(files: Sequence[str], names: Sequence[str]) -> list[TargetSpec]:
+    missing = [path for path in files if not os.path.isfile(path)]
+    if missing:
+        raise VerifyError(f"targets file not found: {', '.join(missing)}")
+    specs = discover_all(files)
+    if names:
+        specs = [s for s in specs if s.name in names or s.parse_error is not None]
+    if not specs:
+        raise VerifyError(
+            "no targets found: define functions named target_* or decorated @compilelint.target"
+        )
+    return specs
+
+
+def verify(request: VerifyRequest, err: Console) -> VerifyReport:
+    """Run the targets, lint, match. The CLI's work without the CLI."""
+    specs = select_targets(request.target_files, request.names)
+    with Progress(err, len(specs), enabled=not request.quiet) as progress:
+        outcomes = run_all(specs, request.options, on_done=progress.done)
+    if request.paths:
+        lint_paths = sorted({os.path.abspath(p) for p in request.paths})
+    else:
+        callable_files = {p for o in outcomes for p in o.run.callable_files}
+        root = request.options.project_root or project_root(request.target_files[0])
+        lint_paths = default_lint_paths(callable_files, root)
+    findings = lint_findings(lint_paths)
+    matches = [match_target(outcome.run, findings) for outcome in outcomes]
+    return build_report(outcomes, matches, lint_paths, findings)
+
+
+def _default_jobs(device: str) -> int:
+    # One GPU: targets one at a time, so they neither share memory nor skew timings.
+    return 1 if device.startswith("cuda") else max(1, min(4, os.cpu_count() or 1))
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--targets", "target_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Targets file (repeatable). Default: [tool.compilelint.verify] targets.")
+@click.option("--target", "names", multiple=True, help="Run only the target(s) with this name.")
+@click.option("--timeout", type=float, default=300.0, show_default=True,
+              help="Wall-clock limit per target, in seconds (@target(timeout=...) overrides).")
+@click.option("--device", default="cpu", show_default=True, help="cpu or cuda[:N].")
+@click.option("--backend", default=None, help="torch.compile backend [default: eager on CPU, inductor on CUDA].")
+@click.option("--measure", is_flag=True, help="Time eager against compiled (median of --repeats).")
+@click.option("--warmup", type=int, default=5, show_default=True)
+@click.option("--repeats", type=int, default=20, show_default=True)
+@click.option("--jobs", "-j", type=int, default=None, help="Targets run at once [default: up to 4 on CPU, 1 on CUDA].")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names: tuple[str, ...],
+                   timeout: float, device: str, backend: str | None, measure: bool, warmup: int,
+                   repeats: int, jobs: int | None, output_format: str, output: str | None,
+                   quiet: bool) -> None:  # fmt: skip
+    """Confirm findings by running targets under torch.compile (default and fullgraph=True).
+
+    Exit status: 0 when every target ran and no break was found, 1 when findings are
+    confirmed or breaks were missed, 2 when a target could not run.
+    """
+    files = target_files or tuple(configured_targets(paths))
+    if not files:
+        raise click.UsageError("no targets: pass --targets FILE or set [tool.compilelint.verify] targets")
+    if device.startswith("cuda"):
+        check_cuda(sys.executable)
+    options = RunOptions(
+        device=device, backend=backend or ("inductor" if device.startswith("cuda") else "eager"),
+        timeout=timeout, measure=measure, warmup=warmup, repeats=repeats,
+        jobs=jobs or _default_jobs(device), project_root=project_root(files[0]),
+    )  # fmt: skip
+    _terminate_on_sigterm()
+    err = Console(stderr=True)
+    report = verify(VerifyRequest(paths, tuple(os.path.abspath(f) for f in files), names, options, quiet), err)
+    emit(report, output_format, output)
+    sys.exit(report.exit_code())
+
+
+def _terminate_on_sigterm() -> None:
+    """SIGTERM (a CI timeout, `timeout(1)`) unwinds like Ctrl-C: the runner then kills every
+    target's process group. By default SIGTERM would end us and leave them running."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+
+
+def emit(report: VerifyReport, output_format: str, output: str | None) -> None:
+    from compilelint.verify.render_text import render
+
+    handle = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
+    try:
+        if output_format == "json":
+            text = json.dumps(to_json(report), indent=2)
+            click.echo(text, file=handle)
+        else:
+            console = Console(file=handle) if handle else Console()
+            if not console.is_terminal:
+                console.width = max(console.width, 160)  # files and CI logs: no 80-column wrap
+            render(console, report)
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+__all__ = ["verify_command", "verify", "VerifyRequest", "statuses"]

@@ -1,0 +1,219 @@
+"""Match Dynamo's breaks to static findings: confirmed, not reproduced, not reached, missed.
+
+An event matches a finding in the same file when the event's line lies in the finding's
+statement span. When several findings contain the line, the ones whose own range holds
+it win, then the narrowest statement span: a finding on an ``if`` must not claim a
+``print`` inside its body. No torch here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from compilelint.findings import Finding
+from compilelint.verify import statuses
+from compilelint.verify.attribution import canonical
+from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, Recompile, TargetRun
+
+
+@dataclass(frozen=True)
+class FindingResult:
+    finding: Finding
+    status: str
+    modes: tuple[str, ...] = ()  # the modes Dynamo broke in, when confirmed
+    gb_id: str | None = None  # the GB id Dynamo reported (may differ from the rule's)
+    gb_type: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MissedBreak:
+    path: str
+    line: int
+    gb_type: str
+    gb_id: str | None
+    explanation: str
+    modes: tuple[str, ...]
+    wrapped_by: str | None = None
+    via: tuple[str, ...] = ()  # outer user frames, "path:line in function"
+
+
+@dataclass(frozen=True)
+class TargetMatch:
+    findings: tuple[FindingResult, ...]
+    missed: tuple[MissedBreak, ...]
+
+
+def statement_span(finding: Finding) -> tuple[int, int]:
+    first, last = finding.statement_lines
+    if first <= 0:
+        return (finding.line, max(finding.end_line, finding.line))
+    return (first, max(last, first))
+
+
+def _own_span(finding: Finding) -> tuple[int, int]:
+    return (finding.line, max(finding.end_line, finding.line))
+
+
+def _claimants(event: BreakEvent, by_path: dict[str, list[Finding]]) -> list[Finding]:
+    """The findings an event confirms (see the module docstring for the order)."""
+    candidates = [
+        f for f in by_path.get(event.path, ())
+        if statement_span(f)[0] <= event.line <= statement_span(f)[1]
+    ]  # fmt: skip
+    exact = [f for f in candidates if _own_span(f)[0] <= event.line <= _own_span(f)[1]]
+    if exact:
+        return exact
+    if not candidates:
+        return []
+    width = min(statement_span(f)[1] - statement_span(f)[0] for f in candidates)
+    return [f for f in candidates if statement_span(f)[1] - statement_span(f)[0] == width]
+
+
+def _group(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(canonical(finding.path), []).append(finding)
+    return by_path
+
+
+def _skipped_note(finding: Finding, path: str, events: Sequence[BreakEvent]) -> str:
+    first, last = statement_span(finding)
+    for event in events:
+        span = event.skipped_lines
+        if event.path == path and span and span[0] <= first and last <= span[1]:
+            return f"Dynamo ran this function eager after a {event.wrapped_by} at line {event.line}"
+    return ""
+
+
+def is_recompile_finding(finding: Finding) -> bool:
+    """CL2xx: rules about recompiles (codes are grouped by hundreds); they are confirmed
+    by recompiles, not by breaks."""
+    return finding.code.startswith("CL2")
+
+
+def _recompile_hits(finding: Finding, run: TargetRun) -> list[Recompile]:
+    """Hazardous recompiles whose failed guard lies on the finding's statement, or, when
+    the reason names no line, whose frame is the function holding the finding."""
+    path = canonical(finding.path)
+    first, last = statement_span(finding)
+    function = enclosing_function(path, first)
+    hits = []
+    for recompile in run.recompiles.unexpected():
+        if recompile.guard_line is not None:
+            if recompile.guard_path == path and first <= recompile.guard_line <= last:
+                hits.append(recompile)
+        elif recompile.path == path and function and function[0] <= recompile.first_line <= function[1]:
+            hits.append(recompile)
+    return hits
+
+
+def _recompile_status(finding: Finding, run: TargetRun, ran: bool) -> FindingResult:
+    hits = _recompile_hits(finding, run)
+    if hits:
+        note = f"{len(hits)} recompiles: {hits[0].reason}"
+        if any(hit.limit_hit for hit in hits):
+            note += "; recompile limit hit"
+        return FindingResult(finding, statuses.CONFIRMED, (DEFAULT,), None, "recompile", note)
+    if not ran:
+        return FindingResult(finding, statuses.NOT_REACHED, note="no example input ran this line")
+    note = (f"ran, and Dynamo did not recompile for it on torch {run.torch_version} "
+            "with these input sets (vary the value it depends on across input sets)")  # fmt: skip
+    return FindingResult(finding, statuses.NOT_REPRODUCED, note=note)
+
+
+def _status(finding: Finding, hits: list[BreakEvent], run: TargetRun,
+            events: Sequence[BreakEvent]) -> FindingResult:  # fmt: skip
+    path = canonical(finding.path)
+    first, last = statement_span(finding)
+    ran = bool(set(run.coverage.get(path, ())) & set(range(first, last + 1)))
+    if is_recompile_finding(finding) and not hits:
+        return _recompile_status(finding, run, ran)
+    if hits:
+        modes = tuple(m for m in (DEFAULT, FULLGRAPH) if any(e.mode == m for e in hits))
+        best = sorted(hits, key=lambda e: (e.mode != DEFAULT, e.line))[0]
+        return FindingResult(finding, statuses.CONFIRMED, modes, best.gb_id, best.gb_type)
+    if not ran:
+        return FindingResult(finding, statuses.NOT_REACHED, note="no example input ran this line")
+    skipped = _skipped_note(finding, path, events)
+    if skipped:
+        return FindingResult(finding, statuses.NOT_REACHED, note=skipped)
+    note = f"ran, and Dynamo did not break on torch {run.torch_version}"
+    return FindingResult(finding, statuses.NOT_REPRODUCED, note=note)
+
+
+@lru_cache(maxsize=256)
+def _function_spans(path: str) -> tuple[tuple[int, int], ...]:
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    # From the first decorator: that is the code object's co_firstlineno.
+    return tuple(
+        (min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno or node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+
+
+def enclosing_function(path: str, line: int) -> tuple[int, int] | None:
+    """Lines of the innermost function around ``line``; None at module level."""
+    around = [span for span in _function_spans(path) if span[0] <= line <= span[1]]
+    return min(around, key=lambda span: span[1] - span[0]) if around else None
+
+
+def speaks_for(run: TargetRun, finding: Finding) -> bool:
+    """A target speaks for a finding when it ran the function holding it (a module-level
+    finding: when it ran anything in the file). Other targets sharing the file say
+    nothing about it, so its status is not repeated once per target."""
+    path = canonical(finding.path)
+    covered = run.coverage.get(path)
+    if not covered:
+        return False
+    span = enclosing_function(path, statement_span(finding)[0])
+    return span is None or any(span[0] <= line <= span[1] for line in covered)
+
+
+def _missed(unclaimed: Sequence[BreakEvent]) -> tuple[MissedBreak, ...]:
+    grouped: dict[tuple[str, int, str], list[BreakEvent]] = {}
+    for event in unclaimed:
+        grouped.setdefault((event.path, event.line, event.gb_type), []).append(event)
+    missed = []
+    for (path, line, gb_type), events in sorted(grouped.items()):
+        modes = tuple(m for m in (DEFAULT, FULLGRAPH) if any(e.mode == m for e in events))
+        first = events[0]
+        via = tuple(f"{f.path}:{f.line} in {f.function}" for f in max(
+            (e.stack for e in events), key=len)[:-1])  # fmt: skip
+        missed.append(MissedBreak(path, line, gb_type, first.gb_id, first.explanation, modes,
+                                  first.wrapped_by, via))  # fmt: skip
+    return tuple(missed)
+
+
+def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
+    """Statuses for the findings this target speaks for, and its missed breaks.
+
+    ``findings`` are all the findings of the lint run: an event in any linted file can
+    claim one, but only findings in functions this target ran get a status here; the
+    report lists the rest once, as reached by no target.
+    """
+    if run.status != statuses.OK:
+        return TargetMatch((), ())  # nothing can be concluded from a run that failed
+    by_path = _group(findings)
+    hits: dict[int, list[BreakEvent]] = {}
+    unclaimed: list[BreakEvent] = []
+    for event in run.events:
+        claimants = _claimants(event, by_path)
+        for finding in claimants:
+            hits.setdefault(id(finding), []).append(event)
+        if not claimants:
+            unclaimed.append(event)
+    results = tuple(
+        _status(finding, hits.get(id(finding), []), run, run.events)
+        for finding in sorted(findings, key=lambda f: f.sort_key)
+        if id(finding) in hits or speaks_for(run, finding)
+    )
+    return TargetMatch(results, _missed(unclaimed))

@@ -1,0 +1,180 @@
+"""The verify run's result as data: per-target reports, the summary, JSON and exit code.
+
+Reports never compute Dynamo facts; they arrange what matching produced. The JSON
+schema is documented in README_SECTION.md and versioned by ``SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compilelint.findings import Finding
+from compilelint.verify import statuses
+from compilelint.verify.matching import FindingResult, MissedBreak, TargetMatch
+from compilelint.verify.model import DEFAULT, FULLGRAPH
+from compilelint.verify.runner import Outcome
+
+SCHEMA_VERSION = 1
+EXIT_CLEAN, EXIT_BREAKS, EXIT_FAULT = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    outcome: Outcome
+    match: TargetMatch
+
+    @property
+    def name(self) -> str:
+        return self.outcome.spec.name
+
+    @property
+    def status(self) -> str:
+        return self.outcome.run.status
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    targets: tuple[TargetReport, ...]
+    lint_paths: tuple[str, ...]
+    outside: tuple[Finding, ...] = ()  # findings in functions no target ran
+
+    def finding_statuses(self) -> dict[tuple[str, int, int, str], str]:
+        """Each finding once, with the best status any target gave it."""
+        rank = {status: index for index, status in enumerate(statuses.FINDING_STATUSES)}
+        best: dict[tuple[str, int, int, str], str] = {}
+        for report in self.targets:
+            for result in report.match.findings:
+                key = result.finding.sort_key
+                if key not in best or rank[result.status] < rank[best[key]]:
+                    best[key] = result.status
+        for finding in self.outside:
+            best.setdefault(finding.sort_key, statuses.NOT_REACHED)
+        return best
+
+    def finding_counts(self) -> Counter[str]:
+        return Counter(self.finding_statuses().values())
+
+    def missed_count(self) -> int:
+        return sum(len(report.match.missed) for report in self.targets)
+
+    def faults(self) -> list[TargetReport]:
+        return [report for report in self.targets if report.status != statuses.OK]
+
+    def exit_code(self) -> int:
+        if self.faults():
+            return EXIT_FAULT
+        if self.finding_counts()[statuses.CONFIRMED] or self.missed_count():
+            return EXIT_BREAKS
+        return EXIT_CLEAN
+
+
+def display_path(path: str) -> str:
+    """Relative to the working directory when under it, as linters print paths."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _finding_json(result: FindingResult) -> dict[str, Any]:
+    finding = result.finding
+    return {
+        "code": finding.code,
+        "path": display_path(os.path.abspath(finding.path)),
+        "line": finding.line,
+        "status": result.status,
+        "modes": list(result.modes),
+        "gb_id": result.gb_id,
+        "gb_type": result.gb_type,
+        "predicted_gb_ids": list(finding.gb_ids),
+        "message": finding.message,
+        "note": result.note,
+    }
+
+
+def _missed_json(missed: MissedBreak) -> dict[str, Any]:
+    return {
+        "path": display_path(missed.path),
+        "line": missed.line,
+        "gb_type": missed.gb_type,
+        "gb_id": missed.gb_id,
+        "reason": missed.explanation,
+        "modes": list(missed.modes),
+        "wrapped_by": missed.wrapped_by,
+        "via": list(missed.via),
+    }
+
+
+def speedup(eager_ms: float | None, compiled_ms: float | None) -> float | None:
+    if not eager_ms or not compiled_ms:
+        return None
+    return eager_ms / compiled_ms
+
+
+def target_json(report: TargetReport) -> dict[str, Any]:
+    outcome, run = report.outcome, report.outcome.run
+    ran = run.status == statuses.OK
+    error = run.fullgraph_error
+    return {
+        "target": outcome.spec.name,
+        "file": display_path(outcome.spec.path),
+        "status": run.status,
+        "detail": run.detail,
+        "notes": list(run.notes),
+        "torch": run.torch_version or None,
+        "device": run.device or None,
+        "backend": run.backend or None,
+        "findings": [_finding_json(result) for result in report.match.findings],
+        "missed": [_missed_json(missed) for missed in report.match.missed],
+        "recompiles": {
+            key: value for key, value in run.recompiles.to_json().items() if key != "events"
+        },
+        "fullgraph": {
+            "ok": (error is None) if ran and run.fullgraph_ran else None,
+            "error": None if error is None else {**error.to_json(), "path": (
+                display_path(error.path) if error.path else None)},
+        },
+        "timing": {**run.timing.to_json(),
+                   "speedup": speedup(run.timing.eager_ms, run.timing.compiled_ms)},
+        "breaks": {mode: sum(1 for e in run.events if e.mode == mode) for mode in (DEFAULT, FULLGRAPH)},
+        "output_match": run.output_match,
+        "dynamo_hooks": run.hook,
+        "wall_s": round(outcome.wall_s, 3),
+        "log_tail": "" if ran else outcome.log_tail[-2000:],
+    }  # fmt: skip
+
+
+def to_json(report: VerifyReport) -> dict[str, Any]:
+    counts = report.finding_counts()
+    faults = Counter(target.status for target in report.faults())
+    return {
+        "schema": SCHEMA_VERSION,
+        "lint_paths": [display_path(path) for path in report.lint_paths],
+        "targets": [target_json(target) for target in report.targets],
+        "not_reached": [
+            {"code": f.code, "path": display_path(os.path.abspath(f.path)), "line": f.line,
+             "status": statuses.NOT_REACHED, "note": "no target ran the function holding it"}
+            for f in report.outside
+        ],  # fmt: skip
+        "summary": {
+            "targets": len(report.targets),
+            "ok": len(report.targets) - len(report.faults()),
+            "faults": dict(sorted(faults.items())),
+            "findings": {status: counts[status] for status in statuses.FINDING_STATUSES},
+            "missed": report.missed_count(),
+            "recompiles": sum(t.outcome.run.recompiles.count for t in report.targets),
+            "recompile_limit_hit": [t.name for t in report.targets if t.outcome.run.recompiles.limit_hit],
+            "fullgraph_failed": [t.name for t in report.targets if t.outcome.run.fullgraph_error],
+            "exit_code": report.exit_code(),
+        },
+    }
+
+
+def build_report(outcomes: Sequence[Outcome], matches: Sequence[TargetMatch],
+                 lint_paths: Sequence[str], findings: Sequence[Finding]) -> VerifyReport:  # fmt: skip
+    spoken_for = {id(result.finding) for match in matches for result in match.findings}
+    outside = tuple(f for f in sorted(findings, key=lambda f: f.sort_key) if id(f) not in spoken_for)
+    targets = tuple(TargetReport(o, m) for o, m in zip(outcomes, matches))
+    return VerifyReport(targets, tuple(lint_paths), outside)

@@ -1,0 +1,139 @@
+"""The phases of one target inside the child: eager, default mode, measure, fullgraph.
+
+Dynamo is reset between phases so no phase sees another's caches. A failure in a phase
+becomes the target's status (eager failure: the user's code is wrong, not the compiler)
+and ends the run; later phases would only repeat it, and after a CUDA fault the process
+must not touch the GPU again. Imports torch.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import torch
+import torch._dynamo
+
+from compilelint.verify import statuses
+from compilelint.verify.attribution import UserFiles, canonical, merge_events
+from compilelint.verify.coverage import LineCoverage
+from compilelint.verify.dynamo_hooks import DynamoHooks, compile_error
+from compilelint.verify.measure import median_ms, outputs_match
+from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, CompileError, TargetRun, Timing
+from compilelint.verify.recorder import compile_fn, override_suppress_errors, run_phase, to_device
+from compilelint.verify.statuses import classify_compile_failure, describe_exception, is_cuda_fault
+from compilelint.verify.targets import InputSet, LoadedTarget
+
+SUPPRESS_NOTE = "the target set torch._dynamo.config.suppress_errors = True; overridden to False"
+
+
+def callable_files(fn: Any, user: UserFiles) -> tuple[str, ...]:
+    """Source files of the callable: a module's class and its submodules' classes."""
+    objects: list[Any] = []
+    if isinstance(fn, torch.nn.Module):
+        objects = [type(module) for module in fn.modules()]
+    else:
+        target = inspect.unwrap(getattr(fn, "func", fn))  # functools.partial, decorators
+        objects = [getattr(target, "__func__", target)]
+    files: set[str] = set()
+    for item in objects:
+        try:
+            source = inspect.getsourcefile(item)
+        except (TypeError, OSError):
+            continue
+        if source and source in user:
+            files.add(canonical(source))
+    return tuple(sorted(files))
+
+
+def _fault(base: TargetRun, exc: BaseException, where: str) -> TargetRun:
+    """The status of a run stopped by ``exc`` in phase ``where``."""
+    if where == "eager" and not is_cuda_fault(exc):
+        return replace(base, status=statuses.TARGET_ERROR,
+                       detail=f"fails in eager too: {describe_exception(exc)}")  # fmt: skip
+    status = classify_compile_failure(exc)
+    return replace(base, status=status, detail=f"{where}: {describe_exception(exc)}")
+
+
+def _as_event(error: CompileError) -> BreakEvent | None:
+    """A fullgraph=True failure at a user line counts as a break there (mode fullgraph)."""
+    if not (error.path and error.line and error.type.startswith("torch._dynamo.")):
+        return None
+    if "RecompileLimit" in error.type:
+        return None  # not a break at a line: reported under recompiles
+    gb_type = error.gb_type or error.type.rsplit(".", 1)[-1]
+    explanation = error.explanation or error.message[:300]
+    return BreakEvent(FULLGRAPH, error.path, error.line, gb_type, error.gb_id, explanation)
+
+
+def _measure(fn: Callable[..., Any], compiled: Callable[..., Any], inputs: InputSet,
+             request: dict[str, Any]) -> tuple[float, float]:  # fmt: skip
+    options = {"device": request.get("device", "cpu"), "warmup": int(request.get("warmup", 5)),
+               "repeats": int(request.get("repeats", 20))}  # fmt: skip
+    return median_ms(fn, inputs, **options), median_ms(compiled, inputs, **options)
+
+
+def _fullgraph(base: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,
+               request: dict[str, Any]) -> TargetRun:  # fmt: skip
+    torch._dynamo.reset()
+    with DynamoHooks(user) as hooks:
+        hooks.mode = FULLGRAPH
+        compiled = compile_fn(fn, FULLGRAPH, request.get("backend", "eager"))
+        phase = run_phase(compiled, sets, device=base.device, hooks=hooks)
+    events = list(base.events) + hooks.events
+    run = replace(base, fullgraph_ran=True)
+    if phase.error is not None:
+        if is_cuda_fault(phase.error):
+            return _fault(run, phase.error, "compile-fullgraph")
+        error = compile_error(phase.error, user)
+        as_event = _as_event(error)
+        events += [as_event] if as_event else []
+        run = replace(run, fullgraph_error=error)
+    return replace(run, events=merge_events(events))
+
+
+def run_loaded_target(
+    loaded: LoadedTarget, request: dict[str, Any], enter: Callable[[str], None]
+) -> TargetRun:
+    device, backend = request.get("device", "cpu"), request.get("backend", "eager")
+    root = request.get("project_root")
+    user = UserFiles([root] if root else None)
+    base = TargetRun(statuses.OK, torch_version=torch.__version__, device=device, backend=backend)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        return replace(base, status=statuses.ENVIRONMENT_ERROR, detail="CUDA is not available")
+    notes = [SUPPRESS_NOTE] if override_suppress_errors() else []
+    fn = to_device(loaded.fn, device)
+    sets = [InputSet(to_device(s.args, device), to_device(s.kwargs, device)) for s in loaded.input_sets]
+    base = replace(base, callable_files=callable_files(fn, user), notes=tuple(notes))
+
+    enter("eager")
+    with LineCoverage(user) as coverage:
+        eager = run_phase(fn, sets, device=device)
+    base = replace(base, coverage=coverage.as_json())
+    if eager.error is not None:
+        return _fault(base, eager.error, "eager")
+
+    enter("compile-default")
+    torch._dynamo.reset()
+    with DynamoHooks(user) as hooks:
+        compiled = compile_fn(fn, DEFAULT, backend)
+        default = run_phase(compiled, sets, device=device, hooks=hooks)
+        timing = Timing(compile_s=default.first_call_s)
+        if request.get("measure") and default.error is None:
+            enter("measure")
+            hooks.recording = False  # timing loops would add their own recompiles
+            eager_ms, compiled_ms = _measure(fn, compiled, sets[0], request)
+            timing = replace(timing, eager_ms=eager_ms, compiled_ms=compiled_ms)
+    hook = "; ".join(hooks.hook_names)
+    base = replace(base, events=merge_events(hooks.events), recompiles=hooks.recompiles(),
+                   timing=timing, hook=hook)  # fmt: skip
+    if default.error is not None:
+        return _fault(base, default.error, "compile-default")
+    base = replace(base, output_match=outputs_match(eager.outputs[0], default.outputs[0]))
+    if override_suppress_errors() and SUPPRESS_NOTE not in base.notes:
+        base = replace(base, notes=(*base.notes, SUPPRESS_NOTE))
+
+    enter("compile-fullgraph")
+    return _fullgraph(base, fn, sets, user, request)

@@ -1,0 +1,2 @@
+def target_broken(:
+    return None

@@ -1,0 +1,7 @@
+import sys
+
+sys.exit(0)
+
+
+def target_exits_at_import():
+    return None

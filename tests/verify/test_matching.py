@@ -1,0 +1,165 @@
+"""Matching Dynamo events to findings, with hand-made values: no torch, no subprocess."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from compilelint.findings import Finding
+from compilelint.verify import statuses
+from compilelint.verify.attribution import UserFiles, attribute, merge_events
+from compilelint.verify.matching import match_target
+from compilelint.verify.model import BreakEvent, Frame, Recompile, Recompiles, TargetRun
+from compilelint.verify.report import EXIT_BREAKS, EXIT_CLEAN, EXIT_FAULT, build_report, to_json
+from compilelint.verify.runner import Outcome
+from compilelint.verify.targets import TargetSpec
+
+PATH = "/project/model.py"
+
+
+def event(line: int, mode: str = "default", gb: str = "Failed to trace builtin operator",
+          gb_id: str = "GB0059", stack: tuple[Frame, ...] = (), **extra: object) -> BreakEvent:  # fmt: skip
+    frames = stack or (Frame(PATH, line, "forward"),)
+    return BreakEvent(mode, PATH, line, gb, gb_id, "why", frames, **extra)  # type: ignore[arg-type]
+
+
+def run(events: tuple[BreakEvent, ...] = (), covered: tuple[int, ...] = (), **extra: object) -> TargetRun:
+    return TargetRun(statuses.OK, torch_version="2.13.0", events=events,
+                     coverage={PATH: covered}, callable_files=(PATH,), **extra)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_confirmed_with_modes_and_dynamo_gb_id(make_finding: Callable[..., Finding]) -> None:
+    finding = make_finding(PATH, 10, "CL101")
+    result = match_target(run((event(10), event(10, "fullgraph")), (10,)), [finding])
+    [status] = result.findings
+    assert status.status == statuses.CONFIRMED
+    assert status.modes == ("default", "fullgraph")
+    assert status.gb_id == "GB0059"
+    assert result.missed == ()
+
+
+def test_not_reproduced_names_the_torch_version(make_finding: Callable[..., Finding]) -> None:
+    [status] = match_target(run((), (10, 11)), [make_finding(PATH, 11, "CL104")]).findings
+    assert status.status == statuses.NOT_REPRODUCED
+    assert "2.13.0" in status.note
+
+
+def test_not_reached_when_no_input_ran_the_line(make_finding: Callable[..., Finding]) -> None:
+    [status] = match_target(run((), (10,)), [make_finding(PATH, 12, "CL101")]).findings
+    assert status.status == statuses.NOT_REACHED
+
+
+def test_unclaimed_break_is_missed(make_finding: Callable[..., Finding]) -> None:
+    result = match_target(run((event(10), event(20, gb="Call to `torch._dynamo.graph_break()`")), (10, 20)),
+                          [make_finding(PATH, 10, "CL101")])  # fmt: skip
+    [missed] = result.missed
+    assert (missed.line, missed.gb_type) == (20, "Call to `torch._dynamo.graph_break()`")
+
+
+def test_event_inside_a_multiline_statement_matches(make_finding: Callable[..., Finding]) -> None:
+    finding = make_finding(PATH, 10, "CL101", span=(10, 13))
+    [status] = match_target(run((event(12),), (10, 12)), [finding]).findings
+    assert status.status == statuses.CONFIRMED
+
+
+def test_a_compound_statement_does_not_claim_its_body(make_finding: Callable[..., Finding]) -> None:
+    branch = make_finding(PATH, 10, "CL103", span=(10, 14))  # `if ...:` spans its block
+    printed = make_finding(PATH, 12, "CL101", span=(12, 12))
+    result = match_target(run((event(12),), (10, 12)), [branch, printed])
+    by_code = {r.finding.code: r.status for r in result.findings}
+    assert by_code == {"CL103": statuses.NOT_REPRODUCED, "CL101": statuses.CONFIRMED}
+
+
+def test_findings_outside_the_target_scope_get_no_status(make_finding: Callable[..., Finding]) -> None:
+    result = match_target(run((), (10,)), [make_finding("/elsewhere/other.py", 3, "CL101")])
+    assert result.findings == ()
+
+
+def test_a_failed_target_concludes_nothing(make_finding: Callable[..., Finding]) -> None:
+    failed = TargetRun(statuses.CRASHED, "SIGSEGV", events=(event(10),))
+    result = match_target(failed, [make_finding(PATH, 10, "CL101")])
+    assert result.findings == () and result.missed == ()
+
+
+def test_finding_in_a_function_dynamo_skipped_is_not_reached(make_finding: Callable[..., Finding]) -> None:
+    loop = event(12, wrapped_by="graph break in loop", skipped_lines=(10, 20))
+    [_, later] = match_target(run((loop,), (12, 18)), [make_finding(PATH, 12, "CL101"),
+                                                         make_finding(PATH, 18, "CL105")]).findings  # fmt: skip
+    assert later.status == statuses.NOT_REACHED
+    assert "graph break in loop" in later.note
+
+
+def test_call_site_echo_is_merged_into_the_inner_break() -> None:
+    helper = Frame(PATH, 5, "helper")
+    caller = Frame(PATH, 10, "forward")
+    inner_seen_from_caller = event(5, stack=(caller, helper))
+    inner_seen_alone = event(5, stack=(helper,))
+    echo_at_call_site = event(10, stack=(caller,))
+    merged = merge_events([inner_seen_from_caller, inner_seen_alone, echo_at_call_site])
+    assert [(e.line, e.count) for e in merged] == [(5, 2)]
+    assert merged[0].stack == (caller, helper)
+
+
+def test_attribution_skips_library_frames() -> None:
+    import os
+
+    library = Frame(os.__file__, 1, "lib")
+    user = UserFiles(["/project"])
+    assert attribute((Frame(PATH, 7, "forward"), library), user) == (Frame(PATH, 7, "forward"),)
+
+
+def _outcome(name: str, target_run: TargetRun) -> Outcome:
+    return Outcome(TargetSpec("/project/targets.py", name, 1), target_run)
+
+
+def test_exit_codes_and_summary(make_finding: Callable[..., Finding]) -> None:
+    clean = run((), (10,))
+    broken = run((event(10),), (10,))
+    finding = make_finding(PATH, 10, "CL101")
+    for target_run, expected in ((clean, EXIT_CLEAN), (broken, EXIT_BREAKS)):
+        outcome = _outcome("t", target_run)
+        report = build_report([outcome], [match_target(target_run, [finding])], [PATH], [finding])
+        assert report.exit_code() == expected
+    faulty = _outcome("f", TargetRun(statuses.TIMEOUT, "after 3 s"))
+    report = build_report([faulty], [match_target(faulty.run, [finding])], [PATH], [finding])
+    assert report.exit_code() == EXIT_FAULT
+    assert to_json(report)["summary"]["faults"] == {"timeout": 1}
+
+
+def test_json_schema_fields(make_finding: Callable[..., Finding]) -> None:
+    storm = Recompiles((Recompile("forward", PATH, 8, "self.step == 1", 1),
+                        Recompile("forward", PATH, 8, "self.step == 2", 2, limit_hit=True)), limit=2)  # fmt: skip
+    target_run = run((event(10),), (10,), recompiles=storm, fullgraph_ran=True)
+    finding = make_finding(PATH, 10, "CL101")
+    data = to_json(build_report([_outcome("t", target_run)], [match_target(target_run, [finding])], [PATH], [finding]))
+    [target] = data["targets"]
+    assert {"target", "status", "torch", "device", "backend", "findings", "missed", "recompiles",
+            "fullgraph", "timing"} <= set(target)  # fmt: skip
+    assert set(target["findings"][0]) >= {"code", "path", "line", "status", "modes", "gb_id"}
+    assert target["recompiles"]["count"] == 1 and target["recompiles"]["limit_hit"] is True
+    assert len(target["recompiles"]["reasons"]) == 2
+    assert target["fullgraph"] == {"ok": True, "error": None}
+    assert set(target["timing"]) >= {"eager_ms", "compiled_ms", "compile_s"}
+
+
+def test_a_comprehension_on_the_break_line_is_not_an_echo() -> None:
+    # [print(v) for v in ...]: the caller frame and the <listcomp> frame share the line.
+    stack = (Frame(PATH, 55, "forward"), Frame(PATH, 55, "<listcomp>"))
+    assert [e.line for e in merge_events([event(55, stack=stack)])] == [55]
+
+
+def test_recompile_finding_is_confirmed_by_its_guard_line(make_finding: Callable[..., Finding]) -> None:
+    storm = Recompiles((Recompile("forward", PATH, 8, "self.step == 1", 1, guard_path=PATH, guard_line=10),))
+    counter = make_finding(PATH, 10, "CL202")
+    other = make_finding(PATH, 11, "CL204")
+    result = match_target(run((), (10, 11), recompiles=storm), [counter, other])
+    by_code = {r.finding.code: r for r in result.findings}
+    assert by_code["CL202"].status == statuses.CONFIRMED and by_code["CL202"].gb_type == "recompile"
+    assert by_code["CL204"].status == statuses.NOT_REPRODUCED
+    assert result.missed == ()
+
+
+def test_a_first_size_change_confirms_nothing(make_finding: Callable[..., Finding]) -> None:
+    sizes = Recompiles((Recompile("forward", PATH, 9, "tensor 'x' size mismatch at index 0. expected 2, actual 3", 1),))
+    assert sizes.expected == 1 and sizes.unexpected() == []
+    [result] = match_target(run((), (10,), recompiles=sizes), [make_finding(PATH, 10, "CL201")]).findings
+    assert result.status == statuses.NOT_REPRODUCED
