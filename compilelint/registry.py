@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, ClassVar
 from compilelint.findings import Applicability, Mode
 
 if TYPE_CHECKING:
-    import libcst
-
     from compilelint.context import RuleContext
     from compilelint.findings import Finding
+    from compilelint.fix.edits import FixContext, FixEdit
 
 DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety")
 CODE_PATTERN = re.compile(r"^CL[1-8]\d\d$")
@@ -59,8 +58,12 @@ class Rule:
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         raise NotImplementedError
 
-    def build_fix(self, finding: Finding, node: libcst.CSTNode, module: libcst.Module) -> object:
-        """The libcst edit for ``finding`` (used by ``--fix``); rules with fixes override."""
+    def build_fix(self, finding: Finding, fix: FixContext) -> FixEdit | None:
+        """The libcst edits for ``finding`` (used by ``--fix``), from its ``fix_data``.
+
+        Rules that attach a ``Fix`` override this; ``None`` means no fix after all (the
+        finding stays). Import libcst inside: linting never pays for it.
+        """
         raise NotImplementedError(f"{self.code} offers no fix")
 
     @classmethod

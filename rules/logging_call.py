@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from compilelint.context import RuleContext
 from compilelint.findings import Applicability, Fix, Mode
+from compilelint.fix.plans import GuardPlan
 from compilelint.registry import Rule
+
+if TYPE_CHECKING:
+    from compilelint.findings import Finding
+    from compilelint.fix.edits import FixContext, FixEdit
 
 GUARD_FIX = Fix(Applicability.SAFE, "Guard with `if not torch.compiler.is_compiling():`")
 
@@ -103,14 +109,22 @@ class LoggingCall(Rule):
         if found is None:
             return
         gb_id, what = found
-        fixable = isinstance(ctx.statement, ast.Expr) and ctx.statement.value is node
+        statement = ctx.statement
+        fixable = isinstance(statement, ast.Expr) and statement.value is node
         reason = f" ({gb_id})" if gb_id else ""
         ctx.report(
             node,
             f"{what} in a compiled region breaks the graph{reason}; guard it with `torch.compiler.is_compiling()`",
             gb_ids=(gb_id,) if gb_id else (),
             fix=GUARD_FIX if fixable else None,
+            fix_data=GuardPlan(statement) if fixable and statement is not None else None,
         )
+
+    def build_fix(self, finding: Finding, fix: FixContext) -> FixEdit | None:
+        from compilelint.fix.edits import guard_edit
+
+        assert isinstance(finding.fix_data, GuardPlan)
+        return guard_edit(finding.fix_data.statement, fix)
 
     def _classify(self, node: ast.Call, ctx: RuleContext) -> tuple[str, str] | None:
         name = ctx.qualname(node.func)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from compilelint.context import RuleContext
 from compilelint.findings import Applicability, Fix, Mode
+from compilelint.fix.plans import GuardPlan
 from compilelint.registry import Rule
+
+if TYPE_CHECKING:
+    from compilelint.findings import Finding
+    from compilelint.fix.edits import FixContext, FixEdit
 
 GUARD_FIX = Fix(Applicability.SAFE, "Guard with `if not torch.compiler.is_compiling():`")
 
@@ -66,5 +72,14 @@ class PrintCall(Rule):
         assert isinstance(node, ast.Call)
         if ctx.builtin(node.func) != "print":
             return
-        fixable = isinstance(ctx.statement, ast.Expr) and ctx.statement.value is node
-        ctx.report(node, fix=GUARD_FIX if fixable else None)
+        statement = ctx.statement
+        if isinstance(statement, ast.Expr) and statement.value is node:
+            ctx.report(node, fix=GUARD_FIX, fix_data=GuardPlan(statement))
+        else:  # inside an expression or a lambda: no statement to guard
+            ctx.report(node)
+
+    def build_fix(self, finding: Finding, fix: FixContext) -> FixEdit | None:
+        from compilelint.fix.edits import guard_edit
+
+        assert isinstance(finding.fix_data, GuardPlan)
+        return guard_edit(finding.fix_data.statement, fix)

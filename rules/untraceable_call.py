@@ -5,9 +5,16 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.kinds import Kind, is_data
+from typing import TYPE_CHECKING
+
 from compilelint.context import RuleContext
 from compilelint.findings import Applicability, Fix, Mode
+from compilelint.fix.plans import GuardPlan
 from compilelint.registry import Rule
+
+if TYPE_CHECKING:
+    from compilelint.findings import Finding
+    from compilelint.fix.edits import FixContext, FixEdit
 
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 GUARD_FIX = Fix(Applicability.UNSAFE, "Guard with `if not torch.compiler.is_compiling():`")
@@ -49,6 +56,29 @@ UNTRACEABLE = {
 # `with open(...)` also reports GB0142 "Unsupported context manager" on the same line
 BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059"}
 COPY_FUNCTIONS = {"copy.deepcopy": "GB4198", "copy.copy": "GB0208"}
+# Calls whose skipping while compiled changes no value the program computes: only these get
+# the guard fix. Seeding and drawing Python/NumPy random numbers change later results, and
+# `random.shuffle` mutates its argument, so guarding them would change what is computed.
+GUARDABLE = frozenset(
+    {
+        "time.sleep",
+        "time.time",
+        "time.time_ns",
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.process_time",
+        "pdb.set_trace",
+        "ipdb.set_trace",
+        "os.system",
+        "subprocess.run",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "breakpoint",
+        "input",
+    }
+)
 
 
 class UntraceableCall(Rule):
@@ -91,7 +121,11 @@ class UntraceableCall(Rule):
 
     ## Fix safety
     Guarding a statement-level call with `if not torch.compiler.is_compiling():` is unsafe:
-    the call no longer runs while compiled, and code after it may rely on its effect.
+    the call no longer runs while compiled (no sleep, no debugger stop, no subprocess), and
+    code after it may rely on its effect. It is offered only for calls whose skipping changes
+    no value the model computes (clocks, `time.sleep`, debuggers, `os.system`, `subprocess`,
+    `input`); seeding or drawing Python or NumPy random numbers gets no fix, because skipping
+    it changes every later random number.
     """
 
     code = "CL107"
@@ -108,14 +142,26 @@ class UntraceableCall(Rule):
         if found is None:
             return
         what, modes, gb_id = found
-        fixable = isinstance(ctx.statement, ast.Expr) and ctx.statement.value is node
+        statement = ctx.statement
+        fixable = (
+            isinstance(statement, ast.Expr)
+            and statement.value is node
+            and (ctx.builtin(node.func) or ctx.qualname(node.func)) in GUARDABLE
+        )
         ctx.report(
             node,
             f"{what} cannot be traced by Dynamo: breaks the graph ({gb_id}); move it out of the compiled code",
             breaks=modes,
             gb_ids=tuple(gb_id.split("/")),
             fix=GUARD_FIX if fixable else None,
+            fix_data=GuardPlan(statement) if fixable and statement is not None else None,
         )
+
+    def build_fix(self, finding: Finding, fix: FixContext) -> FixEdit | None:
+        from compilelint.fix.edits import guard_edit
+
+        assert isinstance(finding.fix_data, GuardPlan)
+        return guard_edit(finding.fix_data.statement, fix)
 
     @staticmethod
     def _classify(node: ast.Call, ctx: RuleContext) -> tuple[str, tuple[Mode, ...], str] | None:
