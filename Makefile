@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 STAMP := $(VENV)/.compilelint-installed
 
-.PHONY: setup demo test lint typecheck bench-speed bench-accuracy clean
+.PHONY: setup demo test typecheck bench-setup bench-accuracy bench-fix-safety clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,11 +19,14 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	@echo "== compilelint examples/tinygpt (static: no torch needed)"
+	@echo "== compilelint examples/tinygpt   (static: reads the code, never runs it)"
 	-$(BIN)/compilelint examples/tinygpt
 	@echo
-	@echo "== compilelint rule CL103"
-	$(BIN)/compilelint rule CL103 | head -n 30
+	@echo "== compilelint --diff --unsafe-fixes examples/tinygpt   (what --fix would change; writes nothing)"
+	-$(BIN)/compilelint --diff --unsafe-fixes examples/tinygpt
+	@echo
+	@echo "== compilelint verify --targets examples/tinygpt/targets.py   (runs it under torch.compile)"
+	-$(BIN)/compilelint verify --targets examples/tinygpt/targets.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -31,8 +34,15 @@ test: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-lint: $(STAMP)
-	$(BIN)/compilelint compilelint rules
+# Benchmarks (minutes to an hour; not part of the test suite)
+bench-setup:
+	bash bench/setup_env.sh
+
+bench-accuracy: $(STAMP) bench-setup
+	$(BIN)/python bench/accuracy.py --rerun
+
+bench-fix-safety: $(STAMP)
+	$(BIN)/python -W ignore bench/fix_safety.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

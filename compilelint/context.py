@@ -31,6 +31,7 @@ class RawFinding:
     gb_ids: tuple[str, ...]
     fix: Fix | None
     fix_data: object = None
+    only_when: tuple[str, ...] = ()
 
 
 @dataclass
@@ -103,6 +104,28 @@ class RuleContext:
         else:
             yield expr
 
+    def guarded_parts(self, expr: ast.expr) -> Iterator[tuple[ast.expr, tuple[ast.expr, ...]]]:
+        """Like ``truth_tested``, with the operands that short-circuit before each part.
+
+        In ``self.training and p < 0.1`` the comparison runs only when ``self.training``
+        is true: ``(p < 0.1, (self.training,))``.
+        """
+        yield from self._guarded(expr, ())
+
+    def _guarded(
+        self, expr: ast.expr, guards: tuple[ast.expr, ...]
+    ) -> Iterator[tuple[ast.expr, tuple[ast.expr, ...]]]:
+        if isinstance(expr, ast.BoolOp):
+            operands = self.evaluator.live_operands(expr) if self.evaluator else expr.values
+            seen: tuple[ast.expr, ...] = ()
+            for value in operands:
+                yield from self._guarded(value, guards + seen)
+                seen += (value,)
+        elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            yield from self._guarded(expr.operand, guards)
+        else:
+            yield expr, guards
+
     def in_test_position(self, node: ast.expr) -> bool:
         """True when ``node`` is (part of) the test of an if/while/assert/ternary/comprehension."""
         child: ast.AST = node
@@ -127,6 +150,7 @@ class RuleContext:
         gb_ids: tuple[str, ...] | None = None,
         fix: Fix | None = None,
         fix_data: object = None,
+        only_when: tuple[str, ...] = (),
     ) -> None:
         rule = self.rule
         self.sink(
@@ -141,5 +165,6 @@ class RuleContext:
                 gb_ids=getattr(rule, "gb_ids") if gb_ids is None else gb_ids,
                 fix=fix,
                 fix_data=fix_data,
+                only_when=only_when,
             )
         )

@@ -40,11 +40,13 @@ def lint_source(
     settings: Settings = DEFAULT_SETTINGS,
     entries: Sequence[EntryPoint] = (),
     module: str | None = None,
+    tree: ast.Module | None = None,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
     ``entries`` are functions of this file that other files' compiled regions call;
-    ``module`` is the file's dotted name, to resolve its relative imports.
+    ``module`` is the file's dotted name, to resolve its relative imports; ``tree`` is
+    the file already parsed (flake8 passes one), to save parsing it again.
     """
     try:
         text = decode_source(source) if isinstance(source, bytes) else source
@@ -52,15 +54,14 @@ def lint_source(
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
     if settings.torch_prefilter and "torch" not in text and not entries:
         return FileResult(path=path, skipped=True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
-            tree = ast.parse(text, filename=path)
-    except SyntaxError as error:
-        column = error.offset or 1
-        return _error_result(path, SYNTAX_ERROR, f"SyntaxError: {error.msg}", error.lineno or 1, column, settings)
-    except (ValueError, RecursionError, MemoryError) as error:
-        return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
+    if tree is None:
+        try:
+            tree = _parse(text, path)
+        except SyntaxError as error:
+            column = error.offset or 1
+            return _error_result(path, SYNTAX_ERROR, f"SyntaxError: {error.msg}", error.lineno or 1, column, settings)
+        except (ValueError, RecursionError, MemoryError) as error:
+            return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
     try:
         raw, failures, calls = _analyse(tree, text, path, selected_rules(settings, path), entries)
     except RecursionError:
@@ -71,7 +72,7 @@ def lint_source(
     findings = [_finalise(r, path, lines) for r in raw]
     findings += [_failure_finding(f, path, lines) for f in failures]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
-    kept = [f for f in findings if not is_suppressed(lines.text(f.line), f.code)]
+    kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
     kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
     is_package = os.path.basename(path) in ("__init__.py", "__init__.pyi")
     resolved = tuple(
@@ -80,6 +81,12 @@ def lint_source(
         if (target := absolute_target(call.target, module, is_package)) and not target.startswith("torch.")
     )
     return FileResult(path=path, findings=tuple(sorted(set(kept), key=lambda f: f.sort_key)), calls=resolved)
+
+
+def _parse(text: str, path: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
+        return ast.parse(text, filename=path)
 
 
 def _analyse(
@@ -126,6 +133,7 @@ def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
         fix=raw.fix,
         statement_lines=(getattr(statement, "lineno", line), getattr(statement, "end_lineno", None) or end_line),
         fix_data=raw.fix_data,
+        only_when=raw.only_when,
     )
 
 
@@ -201,7 +209,7 @@ def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs
         entries: dict[str, dict[str, EntryPoint]] = {}
         pending = list(results.values())
         for _ in range(CROSS_FILE_ROUNDS):
-            changed = _collect_entries(pending, modules, entries)
+            changed = collect_entries(pending, modules, entries)
             if not changed:
                 break
             jobs_ = [(path, tuple(entries[path].values()), modules.by_path.get(path)) for path in sorted(changed)]
@@ -213,7 +221,7 @@ def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs
     return [results[path] for path in files]
 
 
-def _collect_entries(
+def collect_entries(
     results: Iterable[FileResult], modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]]
 ) -> set[str]:
     """Turn resolved external calls into entry points; the files whose entries changed."""

@@ -61,6 +61,10 @@ class Finding:
     statement_lines: tuple[int, int] = (0, 0)
     # Free-form data a rule keeps for building its fix later (never serialised).
     fix_data: Any = field(default=None, compare=False, repr=False)
+    # Source of the Python conditions that must hold for the flagged expression to run at
+    # all (`self.training` in `self.training and p < 0.1`): a run where they are false
+    # cannot confirm the finding.
+    only_when: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

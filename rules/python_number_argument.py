@@ -105,8 +105,9 @@ def _number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[
         annotation = arg.annotation
         if isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS:
             numbers.add(arg.arg)
-        elif annotation is None and isinstance(defaults.get(arg.arg), ast.Constant):
-            value = defaults[arg.arg].value  # type: ignore[union-attr]
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                numbers.add(arg.arg)
+        elif annotation is None:
+            default = defaults.get(arg.arg)
+            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
+                if not isinstance(default.value, bool):
+                    numbers.add(arg.arg)
     return numbers

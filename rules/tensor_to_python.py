@@ -7,6 +7,7 @@ import ast
 from compilelint.analysis.kinds import Kind, is_data
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
+from compilelint.fix.alternatives import tensor_to_python
 from compilelint.registry import Rule
 
 DEFAULT_ONLY = (Mode.DEFAULT,)
@@ -32,6 +33,14 @@ BUILTINS = {
     "repr": (BOTH, ("GB0569",), "`repr()` of a tensor"),
     "range": (BOTH, ("GB0059",), "`range()` over a tensor"),
 }
+# Sizes and bounds: a tensor here is read back as a Python int (measured on 2.13: GB0033 in
+# the default mode; fullgraph=True compiles it with an unbacked size).
+SIZE_FUNCTIONS = frozenset(
+    {"arange", "linspace", "logspace", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "eye", "tril_indices", "triu_indices"}
+)
+SIZE_METHODS = frozenset(
+    {"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full", "narrow", "unflatten", "tile"}
+)
 # .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does not.
 INTEGER_TOLIST = (DEFAULT_ONLY, ("GB0033",), "`.tolist()`")
 INTEGER_METHODS = frozenset({"long", "int", "short", "argmax", "argmin", "argsort", "nonzero", "count_nonzero"})
@@ -45,14 +54,15 @@ class TensorToPython(Rule):
     ## What it does
     Flags, inside a compiled region: `.item()`, `.tolist()`, `int()`, `float()`, `bool()`,
     `str()`, `repr()`, `range()` and `math.*` applied to a tensor; `torch.equal`,
-    `torch.allclose`, `torch.is_nonzero` (which return Python bools); and slicing with a
-    tensor bound (`x[:n]` where `n` is a tensor), an implicit `.item()`.
+    `torch.allclose`, `torch.is_nonzero` (which return Python bools); and the implicit
+    `.item()` of a tensor used as a number: a slice bound (`x[:n]`), or a size or bound
+    given to `torch.arange`, `torch.zeros`, `x.view`, `x.new_zeros` and the like.
 
     ## Why is this bad?
     The Python value depends on tensor data, which Dynamo does not have while tracing.
     Measured on torch 2.13: `.item()`, `int/float/bool(t)` and tensor slice bounds break
-    the graph in the default mode (GB0124) but compile under `fullgraph=True`, which turns
-    on scalar capture; `.tolist()` breaks in the default mode (GB0033) and, for floating
+    the graph in the default mode (GB0124), tensor sizes and bounds too (GB0033), but
+    they compile under `fullgraph=True`, which turns on scalar capture; `.tolist()` breaks in the default mode (GB0033) and, for floating
     tensors, under `fullgraph=True` too (GB0109); `torch.equal`/`allclose`, `str`, `repr`,
     `range` and `math.*` of a tensor break in both modes. The Python value handed to the
     resumed code also makes Dynamo recompile for every new value, until the recompile
@@ -93,16 +103,42 @@ class TensorToPython(Rule):
             self._check_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if self._check_size_arguments(node, ctx):
+            return
         found = self._classify(node, ctx)
         if found is not None:
             modes, gb_ids, what = found
             where = "in both modes" if Mode.FULLGRAPH in modes else "unless `fullgraph=True`/`capture_scalar_outputs`"
+            advice = tensor_to_python(node, ctx.builtin(node.func), ctx.qualname(node.func))
             ctx.report(
                 node,
-                f"{what} takes a Python value from tensor data: breaks the graph {where} ({', '.join(gb_ids)}); keep it a tensor",
+                f"{what} takes a Python value from tensor data: breaks the graph {where} ({', '.join(gb_ids)}); {advice}",
                 breaks=modes,
                 gb_ids=gb_ids,
             )
+
+    def _check_size_arguments(self, node: ast.Call, ctx: RuleContext) -> bool:
+        """``torch.arange(n)``, ``x.view(n, -1)`` with a tensor ``n``: an implicit ``.item()``."""
+        func = node.func
+        name = ctx.qualname(func) or ""
+        if name.startswith("torch.") and name.count(".") == 1 and name[6:] in SIZE_FUNCTIONS:
+            what = f"`{name}()`"
+        elif isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS and is_data(ctx.kind(func.value)):
+            what = f"`.{func.attr}()`"
+        else:
+            return False
+        values = [e for a in node.args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+        # torch.div(seq_len, 2) as a size: a constant while shapes are static (not flagged)
+        if not any(is_data(ctx.kind(v)) and not ctx.kind(v) & Kind.FROM_NUMBERS for v in values):
+            return False
+        ctx.report(
+            node,
+            f"{what} is given a tensor where it needs a Python number: an implicit `.item()` that breaks the graph "
+            "unless `fullgraph=True` (GB0033); pass sizes from `.shape`, or build the result with a mask",
+            breaks=DEFAULT_ONLY,
+            gb_ids=("GB0033",),
+        )
+        return True
 
     def _classify(self, node: ast.Call, ctx: RuleContext) -> tuple[tuple[Mode, ...], tuple[str, ...], str] | None:
         func = node.func
@@ -116,7 +152,7 @@ class TensorToPython(Rule):
             return None
         if name is not None and name.startswith("math.") and any(is_data(ctx.kind(a)) for a in node.args):
             return MATH_FUNCTION
-        if isinstance(func, ast.Attribute) and func.attr in METHODS and is_data(ctx.kind(func.value)):
+        if isinstance(func, ast.Attribute) and func.attr in METHODS and _receiver_may_be_tensor(func, ctx):
             if func.attr == "tolist" and _is_integer_tensor(func.value, ctx):
                 return INTEGER_TOLIST
             return METHODS[func.attr]
@@ -134,7 +170,8 @@ class TensorToPython(Rule):
                     ctx.report(
                         bound,
                         "slicing with a tensor bound calls `.item()` on it: breaks the graph unless "
-                        "`fullgraph=True`/`capture_scalar_outputs` (GB0124); use a Python int",
+                        "`fullgraph=True`/`capture_scalar_outputs` (GB0124); use a Python int (a size from `.shape`), "
+                        "or keep every row and mask with `torch.where`",
                         breaks=DEFAULT_ONLY,
                         gb_ids=("GB0124",),
                     )
@@ -155,3 +192,15 @@ def _is_integer_tensor(node: ast.expr, ctx: RuleContext) -> bool:
         if func.attr == "to" and any(ctx.qualname(a) in INTEGER_DTYPES for a in node.args):
             return True
     return False
+
+
+# Only tensors (and NumPy arrays, rare in compiled code) have these: a receiver whose kind
+# the analysis lost (an ``x=None`` argument) is taken for a tensor.
+TENSOR_ONLY_METHODS = frozenset({"item", "tolist"})
+
+
+def _receiver_may_be_tensor(func: ast.Attribute, ctx: RuleContext) -> bool:
+    kind = ctx.kind(func.value)
+    if func.attr in TENSOR_ONLY_METHODS:
+        return bool(kind & (Kind.TENSOR | Kind.UNKNOWN)) and not kind & (Kind.SHAPE | Kind.DATA_SCALAR)
+    return is_data(kind)

@@ -1,12 +1,10 @@
-"""Minimal in-process Dynamo recorder for the fixture tests (torch imported lazily)."""
+"""Fixture tests' view of Dynamo: the verifier's in-process recorder, plus compile counts."""
 
 from __future__ import annotations
 
-import re
+import os
 from dataclasses import dataclass, field
 from typing import Any
-
-USER_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 @dataclass
@@ -16,40 +14,18 @@ class ModeResult:
     error_sites: list[tuple[str, int]] = field(default_factory=list)
 
 
-def _innermost(stack: Any, path: str) -> tuple[str, int] | None:
-    frames = [(f.filename, f.lineno) for f in stack or [] if f.filename == path]
-    return frames[-1] if frames else None
-
-
 def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool) -> ModeResult:
-    import torch
-    from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+    """Breaks in ``path`` (innermost frame there) under one mode, via compilelint.verify."""
+    from compilelint.verify.recorder import record as verify_record
 
-    result = ModeResult()
-    original = InstructionTranslatorBase.log_graph_break
-
-    def hook(self: Any, code_options: Any, reason: str, exc: Any) -> Any:
-        if not getattr(exc, "logged", False):
-            site = _innermost(getattr(exc, "real_stack", None), path)
-            if site is not None:
-                result.breaks.append((site[0], site[1], str(getattr(exc, "gb_type", type(exc).__name__))))
-        return original(self, code_options, reason, exc)
-
-    torch._dynamo.reset()
-    InstructionTranslatorBase.log_graph_break = hook  # type: ignore[method-assign]
-    try:
-        compiled = torch.compile(fn, backend="eager", fullgraph=fullgraph)
-        for item in inputs:
-            args, kwargs = item if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict)) else (item, {})
-            compiled(*args, **kwargs)
-    except Exception as error:  # fullgraph failures
-        result.error = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-        site = _innermost(getattr(error, "real_stack", None), path)
-        sites = [site] if site else [(p, int(n)) for p, n in USER_FRAME.findall(str(error)) if p == path]
-        result.error_sites = sites[-1:]
-    finally:
-        InstructionTranslatorBase.log_graph_break = original  # type: ignore[method-assign]
-        torch._dynamo.reset()
+    folder = os.path.dirname(path)  # roots are folders
+    recording = verify_record(fn, inputs, mode="fullgraph" if fullgraph else "default", user_roots=[folder])
+    result = ModeResult(breaks=[(e.path, e.line, e.gb_type) for e in recording.events if e.path == path])
+    error = recording.error
+    if error is not None:
+        result.error = f"{error.type}: {error.message.splitlines()[0] if error.message else ''}"
+        if error.path == path and error.line:
+            result.error_sites = [(error.path, error.line)]
     return result
 
 

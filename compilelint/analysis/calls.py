@@ -40,7 +40,11 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     if name is not None and name in evaluator.index.classes:
         return Kind.MODULE if evaluator.index.classes[name].is_module else Kind.UNKNOWN
     if name is not None and name.startswith("torch."):
-        return torch_function_kind(name, node)
+        kind = torch_function_kind(name, node)
+        values = arg_kinds + [evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords if k.arg != "device"]
+        if kind & Kind.TENSOR and values and all(not v & ~(Kind.SHAPE | Kind.STATIC) for v in values):
+            kind |= Kind.FROM_NUMBERS
+        return kind
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
     if name is not None and _imported_root(evaluator, node.func):
@@ -49,12 +53,19 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         own = evaluator.sink.attribute(node.func, evaluator)  # self.<submodule>(...)
         if own is not None:
             evaluator.cache[id(node.func)] = own
-            return Kind.TENSOR if own == Kind.MODULE else Kind.UNKNOWN
+            return _module_output(evaluator, node) if own == Kind.MODULE else Kind.UNKNOWN
         return _method_kind(evaluator, node, evaluator.kind(node.func.value))
     callee = evaluator.kind(node.func)
     if callee & Kind.MODULE and not callee & Kind.UNKNOWN:
-        return Kind.TENSOR
+        return _module_output(evaluator, node)
     return Kind.UNKNOWN
+
+
+def _module_output(evaluator: Evaluator, node: ast.Call) -> Kind:
+    """A module we cannot see into returns a tensor, or a tuple led by one: unpacking it
+    (``h, height, width = layer(h)``) gives a tensor first and unknown values after."""
+    evaluator.tuple_kinds.setdefault(id(node), [Kind.TENSOR])
+    return Kind.TENSOR
 
 
 def torch_function_kind(name: str, node: ast.Call) -> Kind:
@@ -107,10 +118,13 @@ def _getattr_kind(evaluator: Evaluator, node: ast.Call, obj: Kind) -> Kind:
 def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
     assert isinstance(node.func, ast.Attribute)
     method = node.func.attr
+    if method in K.TENSOR_DATA_METHODS and receiver & (Kind.TENSOR | Kind.UNKNOWN):
+        return Kind.DATA_SCALAR  # only tensors (and rare NumPy arrays) have .item()/.tolist()
     if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
         return Kind.UNKNOWN
     if receiver & Kind.TENSOR:
-        return _tensor_method_kind(evaluator, method, node)
+        kind = _tensor_method_kind(evaluator, method, node)
+        return kind | Kind.FROM_NUMBERS if kind & Kind.TENSOR and receiver & Kind.FROM_NUMBERS else kind
     if receiver & Kind.MODULE:
         return Kind.UNKNOWN
     if receiver & Kind.DATA_SCALAR:

@@ -99,10 +99,13 @@ def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -
         return Kind.UNKNOWN
     if name in index.classes:
         local = index.classes[name]
-        if local.is_module:
-            cls.attribute_classes[attr] = local
-            return Kind.MODULE
-        return Kind.UNKNOWN
+        cls.attribute_classes[attr] = local  # self.attr.method(...) resolves into it
+        return Kind.MODULE if local.is_module else Kind.UNKNOWN
+    if name in CONTAINER_CALLS:
+        element = _element_class(index, value)
+        if element is not None:
+            cls.element_classes[attr] = element  # for layer in self.layers: layer(...)
+        return Kind.MODULE
     if name in PARAMETER_CALLS:
         return Kind.TENSOR
     last = name.rsplit(".", 1)[-1]
@@ -113,3 +116,33 @@ def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -
     if last[:1].isupper() and not last.isupper():
         return Kind.MODULE  # an imported class: a submodule built from config
     return Kind.UNKNOWN
+
+
+CONTAINER_CALLS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.modules.container.ModuleList"})
+
+
+def _element_class(index: ModuleIndex, value: ast.Call) -> ClassInfo | None:
+    """The local class of ``nn.ModuleList([Layer(c) for _ in ...])`` / ``[Layer(c), ...]``."""
+    if not value.args:
+        return None
+    items = value.args[0]
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+        candidates = [items.elt]
+    elif isinstance(items, (ast.List, ast.Tuple)):
+        candidates = list(items.elts)
+    else:
+        return None
+    classes = {index.qualname(c.func) for c in candidates if isinstance(c, ast.Call)}
+    if len(classes) == 1 and len(candidates) > 0 and all(isinstance(c, ast.Call) for c in candidates):
+        name = classes.pop()
+        return index.classes.get(name) if name else None
+    return None
+
+
+def element_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
+    """The local class of the modules held in the container ``self.name``."""
+    for klass in cls.mro():
+        _attributes(index, klass)
+        if name in klass.element_classes:
+            return klass.element_classes[name]
+    return None

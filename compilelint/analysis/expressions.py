@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from compilelint.analysis import kinds as K
 from compilelint.analysis.guards import compile_time_value
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 Env = dict[str, Kind]
 
@@ -61,6 +61,8 @@ class CallSink(Protocol):
 
     def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None: ...
 
+    def element_instance(self, iterable: ast.expr) -> ClassInfo | None: ...
+
 
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""
@@ -71,6 +73,9 @@ class Evaluator:
         self.sink = sink
         self.cache = cache
         self.locals: set[str] = set()  # names bound in this function (they shadow globals)
+        self.constants: dict[str, bool] = {}  # names holding is_compiling()-style values
+        self.tuple_kinds: dict[int, list[Kind]] = {}  # id(call) -> kinds of the tuple it returns
+        self.instances: dict[str, ClassInfo] = {}  # local name -> local module class it holds
 
     def qualname(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name) and node.id in self.locals:
@@ -83,7 +88,7 @@ class Evaluator:
         return self.index.qualname(node)
 
     def static_value(self, test: ast.expr) -> bool | None:
-        return compile_time_value(test, self.qualname)
+        return compile_time_value(test, self.qualname, self.constants.get)
 
     def kind(self, node: ast.expr) -> Kind:
         result = self._evaluate(node)
@@ -228,11 +233,19 @@ class Evaluator:
         if isinstance(target, ast.Name):
             self.env[target.id] = kind
             self.locals.add(target.id)
+            self.instances.pop(target.id, None)
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            returned = self.tuple_kinds.get(id(value)) if value is not None else None
             if values is not None and len(values) == len(target.elts):
                 for sub_target, sub_value in zip(target.elts, values):
                     self.bind(sub_target, self.cache.get(id(sub_value), kind), sub_value)
+            elif returned is not None and len(returned) == len(target.elts):
+                for sub_target, element in zip(target.elts, returned):
+                    self.bind(sub_target, element)
+            elif returned is not None and len(returned) == 1:  # an unseen module's outputs
+                for position, sub_target in enumerate(target.elts):
+                    self.bind(sub_target, returned[0] if position == 0 else Kind.UNKNOWN)
             else:
                 for sub_target in target.elts:
                     self.bind(sub_target, element_kind(kind, value, self))
@@ -249,13 +262,25 @@ def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr,
         parts: list[Kind] | None = None
         if name == "enumerate" and len(args) == 1 and len(target.elts) == 2:
             parts = [Kind.STATIC, element_kind(evaluator.cache.get(id(args[0]), Kind.UNKNOWN), args[0], evaluator)]
+            _bind_instance(evaluator, target.elts[1], args[0])
         elif name == "zip" and len(args) == len(target.elts):
             parts = [element_kind(evaluator.cache.get(id(a), Kind.UNKNOWN), a, evaluator) for a in args]
         if parts is not None:
             for element, part in zip(target.elts, parts):
-                evaluator.bind(element, part)
+                if evaluator.instances.get(getattr(element, "id", "")) is None:
+                    evaluator.bind(element, part)
             return
     evaluator.bind(target, element_kind(kind, iterable, evaluator))
+    _bind_instance(evaluator, target, iterable)
+
+
+def _bind_instance(evaluator: Evaluator, target: ast.expr, iterable: ast.expr) -> None:
+    """``for layer in self.layers``: ``layer(...)`` then calls that class's forward."""
+    cls = evaluator.sink.element_instance(iterable)
+    if cls is not None and isinstance(target, ast.Name):
+        evaluator.env[target.id] = Kind.MODULE
+        evaluator.locals.add(target.id)
+        evaluator.instances[target.id] = cls
 
 
 def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) -> Kind:

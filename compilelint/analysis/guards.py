@@ -40,8 +40,18 @@ FALSE_WRAPPER_NAMES = frozenset(
 )
 
 
-def compile_time_value(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> bool | None:
-    """True/False when ``test`` has that value under Dynamo whatever the inputs; else None."""
+def compile_time_value(
+    test: ast.expr,
+    qualname: Callable[[ast.expr], str | None],
+    constant: Callable[[str], bool | None] = lambda name: None,
+) -> bool | None:
+    """True/False when ``test`` has that value under Dynamo whatever the inputs; else None.
+
+    ``constant`` gives the value of a local name assigned such a test
+    (``is_tracing = torch.jit.is_tracing() or is_torchdynamo_compiling()``).
+    """
+    if isinstance(test, ast.Name):
+        return constant(test.id)
     if isinstance(test, ast.Call) and not test.keywords:
         name = qualname(test.func)
         if name is None:
@@ -57,15 +67,17 @@ def compile_time_value(test: ast.expr, qualname: Callable[[ast.expr], str | None
             return False
         return None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        value = compile_time_value(test.operand, qualname)
+        value = compile_time_value(test.operand, qualname, constant)
         return None if value is None else not value
     if isinstance(test, ast.BoolOp):
-        return _bool_op_value(test, qualname)
+        return _bool_op_value(test, qualname, constant)
     return None
 
 
-def _bool_op_value(test: ast.BoolOp, qualname: Callable[[ast.expr], str | None]) -> bool | None:
-    values = [compile_time_value(v, qualname) for v in test.values]
+def _bool_op_value(
+    test: ast.BoolOp, qualname: Callable[[ast.expr], str | None], constant: Callable[[str], bool | None]
+) -> bool | None:
+    values = [compile_time_value(v, qualname, constant) for v in test.values]
     if isinstance(test.op, ast.And):
         if False in values:
             return False

@@ -65,6 +65,9 @@ class FunctionInterpreter:
         self.visitor = visitor
         self.dispatching = visitor is not None
         self.returns = Kind.NONE
+        # per-position kinds when every return is a tuple display of one length
+        self.return_elements: list[Kind] | None = None
+        self._tuple_returns_only = True
         self.loop_depth = 0
 
     # --- environment helpers -------------------------------------------------------------
@@ -98,6 +101,7 @@ class FunctionInterpreter:
         terminated = self.block(body)
         if not terminated:
             self.returns |= Kind.STATIC  # falls off the end: returns None
+            self._tuple_returns_only, self.return_elements = False, None
         return self.returns
 
     def block(self, body: list[ast.stmt]) -> bool:
@@ -125,8 +129,14 @@ class FunctionInterpreter:
         for target in stmt.targets:
             self._evaluate_store_target(target)
         self._visit(stmt)
+        static = self.ev.static_value(stmt.value)
         for target in stmt.targets:
             self.ev.bind(target, kind, stmt.value)
+            if isinstance(target, ast.Name):
+                if static is None:
+                    self.ev.constants.pop(target.id, None)
+                else:
+                    self.ev.constants[target.id] = static
         return False
 
     def _evaluate_store_target(self, target: ast.expr) -> None:
@@ -161,8 +171,24 @@ class FunctionInterpreter:
 
     def return_(self, stmt: ast.Return) -> bool:
         self.returns |= self.ev.kind(stmt.value) if stmt.value is not None else Kind.STATIC
+        self._record_tuple_return(stmt.value)
         self._visit(stmt)
         return True
+
+    def _record_tuple_return(self, value: ast.expr | None) -> None:
+        """``return a, b`` everywhere: callers unpacking the result get each kind."""
+        if not self._tuple_returns_only:
+            return
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            self._tuple_returns_only, self.return_elements = False, None
+            return
+        kinds = [self.ev.cache.get(id(element), Kind.UNKNOWN) for element in value.elts]
+        if self.return_elements is None:
+            self.return_elements = kinds
+        elif len(self.return_elements) == len(kinds):
+            self.return_elements = [a | b for a, b in zip(self.return_elements, kinds)]
+        else:
+            self._tuple_returns_only, self.return_elements = False, None
 
     def if_(self, stmt: ast.If) -> bool:
         static = self.ev.static_value(stmt.test)

@@ -19,15 +19,19 @@ class Kind(enum.IntFlag):
     STATIC = enum.auto()  # a Python constant for Dynamo: literals, config, None, dtype
     MODULE = enum.auto()  # an nn.Module instance (calling it yields tensors)
     UNKNOWN = enum.auto()
+    # refines TENSOR: computed by torch from Python numbers and sizes only
+    # (``torch.div(seq_len, w)``): a constant while shapes are static
+    FROM_NUMBERS = enum.auto()
 
 
 def is_data(kind: Kind) -> bool:
     """A tensor on every path we can see.
 
-    ``TENSOR | STATIC`` (``mask`` or ``None``; ``self.training and t < p``) is not: the
-    Python value may be what reaches the test, and then nothing breaks.
+    ``TENSOR | STATIC`` (``mask`` or ``None``; ``self.training and t < p``) is not, nor
+    ``TENSOR | SHAPE`` (a cache length that is an int or a tensor): the Python value may
+    be what reaches the test, and then nothing breaks.
     """
-    return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC)
+    return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE)
 
 
 def is_data_scalar(kind: Kind) -> bool:
@@ -72,6 +76,9 @@ def arithmetic(*kinds: Kind) -> Kind:
         result |= _pair(base, base)
     for kind in kinds[1:]:
         result = _combine(result, kind)
+    tensors = [kind for kind in kinds if kind & Kind.TENSOR]
+    if tensors and all(kind & Kind.FROM_NUMBERS for kind in tensors):
+        result |= Kind.FROM_NUMBERS
     return result
 
 

@@ -90,6 +90,8 @@ class ClassInfo:
     attributes: dict[str, Kind] | None = None
     # self.<attr> -> local class instantiated into it (for submodule calls)
     attribute_classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # self.<attr> -> local class of the modules in the nn.ModuleList/Sequential it holds
+    element_classes: dict[str, ClassInfo] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

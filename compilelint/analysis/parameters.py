@@ -114,6 +114,8 @@ def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
             kinds[arg.arg] = default_kind(defaults[arg.arg])
         elif _names_a_flag(arg.arg):
             kinds[arg.arg] = Kind.STATIC
+        elif _names_a_size(arg.arg):
+            kinds[arg.arg] = Kind.UNKNOWN  # an int or a 0-d tensor: we cannot tell
         else:
             kinds[arg.arg] = Kind.TENSOR
     return kinds
@@ -155,9 +157,11 @@ def _names_a_flag(name: str) -> bool:
     return name.startswith(FLAG_PREFIXES) or name in FLAG_NAMES or name.endswith("_flag")
 
 
-def bind_kinds(node: FunctionNode, positional: list[Kind], keywords: dict[str, Kind]) -> dict[str, Kind]:
-    """Like ``bind_arguments``, from kinds another file's call passed (no ``self``: functions)."""
-    names = [a.arg for a in node.args.posonlyargs + node.args.args]
+def bind_kinds(
+    node: FunctionNode, positional: list[Kind], keywords: dict[str, Kind], skip_self: bool = False
+) -> dict[str, Kind]:
+    """Like ``bind_arguments``, from the kinds another file's call passed."""
+    names = [a.arg for a in node.args.posonlyargs + node.args.args][1 if skip_self else 0 :]
     result = {name: kind for name, kind in zip(names, positional)}
     known = set(names) | {a.arg for a in node.args.kwonlyargs}
     result.update({name: kind for name, kind in keywords.items() if name in known})
@@ -167,3 +171,28 @@ def bind_kinds(node: FunctionNode, positional: list[Kind], keywords: dict[str, K
             kind = default_kind(defaults[name])
             result[name] = kind if kind != Kind.UNKNOWN else Kind.STATIC
     return result
+
+
+SIZE_NAMES = frozenset({"height", "width", "depth", "length", "size", "dim", "channels", "stride", "padding"})
+SIZE_PREFIXES = ("num_", "n_", "max_", "min_")
+SIZE_SUFFIXES = (
+    "_size",
+    "_len",
+    "_length",
+    "_dim",
+    "_height",
+    "_width",
+    "_idx",
+    "_index",
+    "_count",
+    "_stride",
+    "_dimensions",
+    "_dims",
+    "_shape",
+    "_sizes",
+)
+
+
+def _names_a_size(name: str) -> bool:
+    """``height``, ``seq_len``, ``num_frames``: sizes passed down, often Python ints."""
+    return name in SIZE_NAMES or name.startswith(SIZE_PREFIXES) or name.endswith(SIZE_SUFFIXES)

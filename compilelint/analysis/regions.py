@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from compilelint.analysis.class_attributes import attribute_class, attribute_kind
+from compilelint.analysis.class_attributes import attribute_class, attribute_kind, element_class
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind
@@ -29,6 +29,7 @@ from compilelint.analysis.parameters import (
 )
 
 MAX_PASSES_PER_FUNCTION = 8
+ENTRY = -1  # key of the arguments another file's call passes, among a function's call sites
 
 
 @dataclass(eq=False)
@@ -40,11 +41,13 @@ class FunctionState:
     root: bool
     params: dict[str, Kind] = field(default_factory=dict)
     returns: Kind = Kind.NONE
+    return_elements: list[Kind] | None = None  # when it returns tuples: each position's kind
     closure: Env = field(default_factory=dict)
     self_name: str | None = None
     owner: ClassInfo | None = None
     local_defs: dict[str, FunctionInfo] = field(default_factory=dict)
     callers: set[int] = field(default_factory=set)
+    incoming: dict[int, dict[str, Kind]] = field(default_factory=dict)  # id(call) -> kinds passed
     params_from_calls: bool = False
     passes: int = 0
 
@@ -63,6 +66,15 @@ class RegionAnalysis:
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls: compiled here too."""
         info = self.index.functions.get(entry.name)
+        cls = self.index.classes.get(entry.name)
+        if info is None and cls is not None:  # another file builds this class in compiled code
+            init = cls.find_method("__init__")
+            if init is not None and not init.disabled:
+                state = self._add(init, entry.chain, root=False)
+                state.incoming[ENTRY] = bind_kinds(init.node, entry.positional, entry.keywords, skip_self=True)
+                state.params.update(state.incoming[ENTRY])
+                state.params_from_calls = True
+            return
         if info is None:
             imported = self.index.imports.get(entry.name)  # re-exported: pass the call on
             if imported is not None:
@@ -74,7 +86,8 @@ class RegionAnalysis:
         if info.disabled or info.opaque:
             return
         state = self._add(info, entry.chain, root=False)
-        state.params.update(bind_kinds(info.node, entry.positional, entry.keywords))
+        state.incoming[ENTRY] = bind_kinds(info.node, entry.positional, entry.keywords)
+        state.params.update(state.incoming[ENTRY])
         state.params_from_calls = True
 
     # --- building ------------------------------------------------------------------------
@@ -86,9 +99,9 @@ class RegionAnalysis:
             if state.passes >= MAX_PASSES_PER_FUNCTION:
                 continue
             state.passes += 1
-            returns = self.interpret(state, visitor=None)
-            if returns != state.returns:
-                state.returns |= returns
+            before = (state.returns, state.return_elements)
+            self.interpret(state, visitor=None)
+            if (state.returns, state.return_elements) != before:
                 for caller in state.callers:
                     self._enqueue(self.states[caller])
 
@@ -112,16 +125,18 @@ class RegionAnalysis:
         scope = FunctionScope(self, state)
         env = dict(state.closure)
         for arg in _all_parameters(state.info.node):
-            declared = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
-            if declared != Kind.UNKNOWN:  # an annotation says more than the callers' join
-                env[arg.arg] = declared
-            else:
-                env[arg.arg] = state.params.get(arg.arg, unbound_parameter_kind(state.info.node, arg))
+            env[arg.arg] = _parameter_kind(state, arg)
         cache: dict[int, Kind] = {}
         evaluator = Evaluator(self.index, env, scope, cache)
         evaluator.locals.update(env)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
-        return interpreter.run(state.info.node.body)
+        returns = interpreter.run(state.info.node.body)
+        state.returns |= returns
+        elements, previous = interpreter.return_elements, state.return_elements
+        if elements is not None and previous is not None and len(previous) == len(elements):
+            elements = [a | b for a, b in zip(elements, previous)]
+        state.return_elements = elements
+        return returns
 
     # --- facts for rules -----------------------------------------------------------------
     def regions(self) -> Iterator[FunctionState]:
@@ -168,12 +183,22 @@ class FunctionScope:
     def resolve(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
         func = call.func
         if isinstance(func, ast.Name):
+            if func.id in evaluator.instances:
+                return _method(evaluator.instances[func.id], "forward")
             return self._resolve_name(func.id, evaluator)
+        if isinstance(func, ast.Subscript):  # self.layers[i](x)
+            cls = self.element_instance(func.value)
+            return _method(cls, "forward") if cls is not None else None
         if not isinstance(func, ast.Attribute):
             return None
         receiver = func.value
         if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
             return self._resolve_self(func.attr)
+        if isinstance(receiver, ast.Name) and receiver.id in evaluator.instances:
+            return _method(evaluator.instances[receiver.id], func.attr)
+        held = self._self_attribute_class(receiver)
+        if held is not None:  # self.structure.init_inputs(...)
+            return _method(held, func.attr)
         if _is_super_call(receiver) and self.state.owner is not None:
             for base in list(self.state.owner.mro())[1:]:
                 if func.attr in base.methods:
@@ -183,13 +208,36 @@ class FunctionScope:
             return self._resolve_class_attribute(self.analysis.index.classes[receiver.id], func.attr)
         return None
 
+    def _own_attribute(self, node: ast.expr) -> tuple[ClassInfo, str] | None:
+        """(owner class, attr) for ``self.attr`` in a method."""
+        owner = self.state.owner
+        if owner is None or not isinstance(node, ast.Attribute):
+            return None
+        if not (isinstance(node.value, ast.Name) and node.value.id == self.state.self_name):
+            return None
+        return owner, node.attr
+
+    def _self_attribute_class(self, node: ast.expr) -> ClassInfo | None:
+        own = self._own_attribute(node)
+        return attribute_class(self.analysis.index, *own) if own else None
+
+    def element_instance(self, iterable: ast.expr) -> ClassInfo | None:
+        own = self._own_attribute(iterable)
+        return element_class(self.analysis.index, *own) if own else None
+
     def _resolve_name(self, name: str, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
         if name in self.state.local_defs:
             return self.state.local_defs[name], False
         if name in evaluator.locals or name in evaluator.env:
             return None
         function = self.analysis.index.functions.get(name)
-        return (function, False) if function is not None else None
+        if function is not None:
+            return function, False
+        cls = self.analysis.index.classes.get(name)
+        if cls is not None:  # Dynamo traces the constructor of a class built in compiled code
+            init = cls.find_method("__init__")
+            return (init, True) if init is not None else None
+        return None
 
     def _resolve_self(self, attr: str) -> tuple[FunctionInfo, bool] | None:
         owner = self.state.owner
@@ -220,14 +268,21 @@ class FunctionScope:
         if state is None:
             state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
         state.callers.add(id(self.state.info))
-        incoming = bind_arguments(callee.node, call, bound, evaluator.cache)
-        if not state.params_from_calls:
-            # A root's guessed parameter kinds give way to what its callers really pass.
-            state.params, state.params_from_calls = {}, True
-        merged = {name: state.params.get(name, Kind.NONE) | kind for name, kind in incoming.items()}
-        if any(state.params.get(name) != kind for name, kind in merged.items()):
-            state.params.update(merged)
+        # Each call site's latest contribution replaces its earlier one, so kinds guessed
+        # before a caller was analysed (a root's heuristics) do not stick.
+        state.incoming[id(call)] = bind_arguments(callee.node, call, bound, evaluator.cache)
+        state.params_from_calls = True  # a root's guessed kinds give way to its callers'
+        merged: dict[str, Kind] = {}
+        for contribution in state.incoming.values():
+            for name, kind in contribution.items():
+                merged[name] = merged.get(name, Kind.NONE) | kind
+        if merged != state.params:
+            state.params = merged
             analysis._enqueue(state)
+        if callee.name == "__init__" and isinstance(call.func, ast.Name):  # Class(...): an instance
+            return Kind.MODULE if callee.owner is not None and callee.owner.is_module else Kind.UNKNOWN
+        if state.return_elements is not None:
+            evaluator.tuple_kinds[id(call)] = state.return_elements
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
 
     def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None:
@@ -248,6 +303,24 @@ class FunctionScope:
             evaluator.cache[id(receiver)] = Kind.MODULE
             return attribute_kind(self.analysis.index, self.state.owner, node.attr)
         return None
+
+
+def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
+    method = cls.find_method(name)
+    return (method, not method.is_static) if method is not None else None
+
+
+def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:
+    """An annotation says more than the callers' join, except that ``bool``/``int`` cannot
+    say whether the value came from tensor data (``is_global_attn: bool`` from ``.item()``)."""
+    passed = state.params.get(arg.arg)
+    declared = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
+    if declared == Kind.UNKNOWN:
+        return passed if passed is not None else unbound_parameter_kind(state.info.node, arg)
+    if passed is not None and declared & Kind.STATIC and not declared & Kind.TENSOR:
+        if passed & (Kind.DATA_SCALAR | Kind.SHAPE) and not passed & (Kind.TENSOR | Kind.UNKNOWN):
+            return passed
+    return declared
 
 
 def _is_super_call(node: ast.expr) -> bool:

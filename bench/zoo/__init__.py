@@ -1,0 +1,1 @@
+"""Real-model zoo for the accuracy benchmark: see record.py and run_all.py."""
