@@ -45,6 +45,8 @@ class MissedBreak:
 class TargetMatch:
     findings: tuple[FindingResult, ...]
     missed: tuple[MissedBreak, ...]
+    # hazardous recompiles (beyond a frame's first size change) no CL2xx finding explains
+    missed_recompiles: tuple[Recompile, ...] = ()
 
 
 def statement_span(finding: Finding) -> tuple[int, int]:
@@ -216,4 +218,12 @@ def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
         for finding in sorted(findings, key=lambda f: f.sort_key)
         if id(finding) in hits or speaks_for(run, finding)
     )
-    return TargetMatch(results, _missed(unclaimed))
+    return TargetMatch(results, _missed(unclaimed), _missed_recompiles(run, findings))
+
+
+def _missed_recompiles(run: TargetRun, findings: Sequence[Finding]) -> tuple[Recompile, ...]:
+    """Recompiles that no recompile finding (CL2xx) explains."""
+    explained = {
+        id(hit) for finding in findings if is_recompile_finding(finding) for hit in _recompile_hits(finding, run)
+    }
+    return tuple(r for r in run.recompiles.unexpected() if id(r) not in explained)

@@ -112,6 +112,8 @@ def render_target(console: Console, report: TargetReport) -> None:
         console.print(Text("  no findings here, no breaks", style="green"))
     for line in _facts(run):
         console.print(f"  {line}", highlight=False)
+    for recompile in report.match.missed_recompiles:
+        console.print(Text(f"  missed recompile (no finding explains it): {recompile.describe()}", style="yellow"))
     console.print()
 
 
@@ -126,6 +128,8 @@ def render(console: Console, report: VerifyReport) -> None:
     console.print(summary)
     parts = [f"{counts[status]} {status}" for status in statuses.FINDING_STATUSES]
     parts.append(f"{report.missed_count()} missed")
+    if report.missed_recompile_count():
+        parts.append(f"{report.missed_recompile_count()} recompiles no finding explains")
     console.print("  findings: " + ", ".join(parts), highlight=False)
     if report.outside:
         console.print(f"  not reached by any target ({len(report.outside)}):", highlight=False)

@@ -61,13 +61,16 @@ class VerifyReport:
     def missed_count(self) -> int:
         return sum(len(report.match.missed) for report in self.targets)
 
+    def missed_recompile_count(self) -> int:
+        return sum(len(report.match.missed_recompiles) for report in self.targets)
+
     def faults(self) -> list[TargetReport]:
         return [report for report in self.targets if report.status != statuses.OK]
 
     def exit_code(self) -> int:
         if self.faults():
             return EXIT_FAULT
-        if self.finding_counts()[statuses.CONFIRMED] or self.missed_count():
+        if self.finding_counts()[statuses.CONFIRMED] or self.missed_count() or self.missed_recompile_count():
             return EXIT_BREAKS
         return EXIT_CLEAN
 
@@ -129,7 +132,8 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         "findings": [_finding_json(result) for result in report.match.findings],
         "missed": [_missed_json(missed) for missed in report.match.missed],
         "recompiles": {
-            key: value for key, value in run.recompiles.to_json().items() if key != "events"
+            **{key: value for key, value in run.recompiles.to_json().items() if key != "events"},
+            "missed": [recompile.describe() for recompile in report.match.missed_recompiles],
         },
         "fullgraph": {
             "ok": (error is None) if ran and run.fullgraph_ran else None,
@@ -164,6 +168,7 @@ def to_json(report: VerifyReport) -> dict[str, Any]:
             "faults": dict(sorted(faults.items())),
             "findings": {status: counts[status] for status in statuses.FINDING_STATUSES},
             "missed": report.missed_count(),
+            "missed_recompiles": report.missed_recompile_count(),
             "recompiles": sum(t.outcome.run.recompiles.count for t in report.targets),
             "recompile_limit_hit": [t.name for t in report.targets if t.outcome.run.recompiles.limit_hit],
             "fullgraph_failed": [t.name for t in report.targets if t.outcome.run.fullgraph_error],

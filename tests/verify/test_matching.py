@@ -163,3 +163,14 @@ def test_a_first_size_change_confirms_nothing(make_finding: Callable[..., Findin
     assert sizes.expected == 1 and sizes.unexpected() == []
     [result] = match_target(run((), (10,), recompiles=sizes), [make_finding(PATH, 10, "CL201")]).findings
     assert result.status == statuses.NOT_REPRODUCED
+
+
+def test_recompiles_no_finding_explains_are_missed(make_finding: Callable[..., Finding]) -> None:
+    explained = Recompile("forward", PATH, 8, "self.step == 1", 1, guard_path=PATH, guard_line=10)
+    unexplained = Recompile("forward", PATH, 8, "len(L['vals']) == 3", 2, guard_path=PATH, guard_line=14)
+    storm = Recompiles((explained, unexplained))
+    match = match_target(run((), (10, 14), recompiles=storm), [make_finding(PATH, 10, "CL202")])
+    assert match.missed_recompiles == (unexplained,)
+    report = build_report([_outcome("t", run((), (10, 14), recompiles=storm))], [match], [PATH], [])
+    assert report.missed_recompile_count() == 1 and report.exit_code() == EXIT_BREAKS
+    assert to_json(report)["targets"][0]["recompiles"]["missed"] == [unexplained.describe()]
