@@ -179,6 +179,9 @@ def _judge_recompile(
     """A CL2xx finding is confirmed when a failed guard was installed on its statement."""
     if finding.line not in executed.get(path, ()):
         return
+    if finding.only_when:
+        stats["unjudged"]["conditional"] += 1
+        return
     stats["executed"] += 1
     span = range(finding.statement_lines[0], finding.statement_lines[1] + 1)
     if any(site_path == path and line in span for site_path, line in sites):

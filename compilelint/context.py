@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from compilelint.analysis.calls import builtin_name
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.findings import Fix, Mode
 
@@ -80,6 +80,12 @@ class RuleContext:
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))
+
+    def built_in_compiled_code(self, cls: ClassInfo) -> bool:
+        """Whether compiled code constructs ``cls`` (its ``__init__`` is in a region): its
+        instances then live for one call, not across calls."""
+        init = cls.find_method("__init__")
+        return self.analysis is not None and init is not None and id(init) in self.analysis.states
 
     def in_region(self, node: ast.AST) -> bool:
         """Whether ``node`` lies in a function Dynamo traces (for rules of scope "module")."""

@@ -68,19 +68,30 @@ def lint_source(
         return _error_result(path, INTERNAL_ERROR, "analysis gave up: nesting too deep", 1, 1, settings)
     except Exception as error:  # an analysis bug must not lose other files
         return _error_result(path, INTERNAL_ERROR, f"analysis crashed: {type(error).__name__}: {error}", 1, 1, settings)
-    lines = LineIndex(text)
+    findings = _kept_findings(raw, failures, path, LineIndex(text), settings)
+    return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module))
+
+
+def _kept_findings(
+    raw: list[RawFinding], failures: list[RuleFailure], path: str, lines: LineIndex, settings: Settings
+) -> tuple[Finding, ...]:
+    """Positions in characters, ``# noqa`` applied, CL999 kept only when selected."""
     findings = [_finalise(r, path, lines) for r in raw]
     findings += [_failure_finding(f, path, lines) for f in failures]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
     kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
     kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
+    return tuple(sorted(set(kept), key=lambda f: f.sort_key))
+
+
+def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) -> tuple[ExternalCall, ...]:
+    """External calls with absolute targets (relative imports resolved), torch's dropped."""
     is_package = os.path.basename(path) in ("__init__.py", "__init__.pyi")
-    resolved = tuple(
+    return tuple(
         replace(call, target=target)
         for call in calls
         if (target := absolute_target(call.target, module, is_package)) and not target.startswith("torch.")
     )
-    return FileResult(path=path, findings=tuple(sorted(set(kept), key=lambda f: f.sort_key)), calls=resolved)
 
 
 def _parse(text: str, path: str) -> ast.Module:

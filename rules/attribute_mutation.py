@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.class_attributes import is_reset_while_running
 from compilelint.analysis.kinds import Kind
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -75,17 +76,19 @@ class AttributeMutation(Rule):
                 self._check_target(target, node, ctx)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
-            if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx):
+            if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx) and not _per_call_object(ctx):
                 if ctx.kind(receiver) == Kind.STATIC:
                     ctx.report(node, f"`{ast.unparse(receiver)}.{node.func.attr}()` changes a container Dynamo guards on (its length): recompiles every call")
 
     def _check_target(self, target: ast.expr, node: ast.stmt, ctx: RuleContext) -> None:
         what = _state_name(target, ctx)
-        if what is None:
+        if what is None or _per_call_object(ctx):
             return
         kind = ctx.kind(target)
         if kind & (Kind.TENSOR | Kind.MODULE) or kind == Kind.UNKNOWN and not _adds_a_number(node):
             return  # tensors are graph inputs; unknown values stay quiet
+        if _reset_each_call(target, ctx):
+            return
         ctx.report(
             target,
             f"{what} is read and updated in compiled code: Dynamo guards on its value and recompiles on every call; "
@@ -118,3 +121,17 @@ def _same(target: ast.expr, node: ast.AST) -> bool:
 def _adds_a_number(node: ast.stmt) -> bool:
     value = node.value if isinstance(node, (ast.AugAssign, ast.Assign)) else None
     return any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) for n in ast.walk(value)) if value else False
+
+
+def _reset_each_call(target: ast.expr, ctx: RuleContext) -> bool:
+    base = target.value if isinstance(target, ast.Subscript) else target
+    owner = ctx.function.owner if ctx.function is not None else None
+    if owner is None or not isinstance(base, ast.Attribute):
+        return False
+    return is_reset_while_running(ctx.index, owner, base.attr)
+
+
+def _per_call_object(ctx: RuleContext) -> bool:
+    """A class compiled code constructs (a cache built in forward) keeps state for one call."""
+    owner = ctx.function.owner if ctx.function is not None else None
+    return owner is not None and ctx.built_in_compiled_code(owner)

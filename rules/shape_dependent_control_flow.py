@@ -73,12 +73,15 @@ class ShapeDependentControlFlow(Rule):
             if is_shape(ctx.kind(node.test)):
                 ctx.report(node.test, "`while` on a tensor size: Dynamo unrolls it and recompiles for each new trip count")
         elif isinstance(node, (ast.If, ast.IfExp)) and ctx.static_value(node.test) is None:
-            for part in ctx.truth_tested(node.test):
+            for part, guards in ctx.guarded_parts(node.test):
                 if _guards_a_size(part, ctx):
+                    only_when = tuple(ast.unparse(g) for g in guards)
+                    when = f" (evaluated only when `{' and '.join(only_when)}` lets it)" if only_when else ""
                     ctx.report(
                         part,
-                        "branch on a tensor size: Dynamo guards on it, and each input on the other side "
+                        f"branch on a tensor size{when}: Dynamo guards on it, and each input on the other side "
                         "of the test recompiles; use `torch._dynamo.mark_dynamic` or bucket the sizes",
+                        only_when=only_when,
                     )
 
 

@@ -73,6 +73,8 @@ def _record(
         if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
             kind = _value_kind(index, cls, target.attr, value, in_init)
             table[target.attr] = table.get(target.attr, Kind.NONE) | kind
+            if not in_init and isinstance(value, ast.Constant):
+                cls.reset_attributes.add(target.attr)  # set afresh while running
 
 
 def _is_self(node: ast.expr, self_name: str) -> bool:
@@ -146,3 +148,14 @@ def element_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | 
         if name in klass.element_classes:
             return klass.element_classes[name]
     return None
+
+
+def is_reset_while_running(index: ModuleIndex, cls: ClassInfo, name: str) -> bool:
+    """``self.mult = 1`` in a method other than ``__init__``: the value is set afresh each
+    call (Funnel's ``pooling_mult``), so ``self.mult *= 2`` later does not leak into the
+    next call's guards."""
+    for klass in cls.mro():
+        _attributes(index, klass)
+        if name in klass.reset_attributes:
+            return True
+    return False

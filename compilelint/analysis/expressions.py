@@ -76,6 +76,7 @@ class Evaluator:
         self.constants: dict[str, bool] = {}  # names holding is_compiling()-style values
         self.tuple_kinds: dict[int, list[Kind]] = {}  # id(call) -> kinds of the tuple it returns
         self.instances: dict[str, ClassInfo] = {}  # local name -> local module class it holds
+        self.built: dict[int, ClassInfo] = {}  # id(call) -> local class that call constructs
 
     def qualname(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name) and node.id in self.locals:
@@ -234,6 +235,8 @@ class Evaluator:
             self.env[target.id] = kind
             self.locals.add(target.id)
             self.instances.pop(target.id, None)
+            if value is not None and id(value) in self.built:
+                self.instances[target.id] = self.built[id(value)]
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             returned = self.tuple_kinds.get(id(value)) if value is not None else None

@@ -92,6 +92,8 @@ class ClassInfo:
     attribute_classes: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> -> local class of the modules in the nn.ModuleList/Sequential it holds
     element_classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # attributes some method other than __init__ sets to a literal
+    reset_attributes: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:

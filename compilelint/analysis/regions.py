@@ -280,6 +280,8 @@ class FunctionScope:
             state.params = merged
             analysis._enqueue(state)
         if callee.name == "__init__" and isinstance(call.func, ast.Name):  # Class(...): an instance
+            if callee.owner is not None:
+                evaluator.built[id(call)] = callee.owner  # cache = Cache(); cache.update(...) resolves
             return Kind.MODULE if callee.owner is not None and callee.owner.is_module else Kind.UNKNOWN
         if state.return_elements is not None:
             evaluator.tuple_kinds[id(call)] = state.return_elements
