@@ -71,9 +71,10 @@ class Dispatcher:
             return list(evaluator.live_operands(node))
         elif isinstance(node, NESTED_SCOPES):
             return []
-        elif isinstance(node, ast.Call) and _is_check_call(node, evaluator):
-            # torch._check(cond, lambda: msg) runs the message lambda only when the check fails
-            return [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.Lambda)]
+        elif isinstance(node, ast.Call) and not _invokes_its_lambdas(node, evaluator):
+            # a lambda handed to another function is a callback we cannot see run: the
+            # message of torch._check(cond, lambda: msg) runs only when the check fails
+            return [child for child in ast.iter_child_nodes(node) if not _is_lambda_argument(child)]
         return list(ast.iter_child_nodes(node))
 
     def walk_module(self, tree: ast.Module) -> None:
@@ -102,6 +103,16 @@ class Dispatcher:
                 self.failures.append(RuleFailure(rule, node, error))
 
 
-def _is_check_call(node: ast.Call, evaluator: Evaluator) -> bool:
+# Functions that call the lambdas they are given, right away.
+INVOKERS = frozenset(
+    {"sorted", "min", "max", "map", "filter", "itertools.groupby", "functools.reduce", "itertools.accumulate"}
+)
+
+
+def _invokes_its_lambdas(node: ast.Call, evaluator: Evaluator) -> bool:
     name = evaluator.qualname(node.func) or ""
-    return name.startswith(("torch._check", "torch._assert"))
+    return name in INVOKERS or name.endswith(".sort")
+
+
+def _is_lambda_argument(child: ast.AST) -> bool:
+    return isinstance(child, ast.Lambda) or (isinstance(child, ast.keyword) and isinstance(child.value, ast.Lambda))

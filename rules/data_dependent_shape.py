@@ -167,6 +167,6 @@ def _mask_advice(value: ast.expr, mask: ast.expr, plan: MaskedSumPlan | None) ->
     if plan is not None:
         return "sum `torch.where(mask, x, 0)` instead"
     x, m = ast.unparse(value), ast.unparse(mask)
-    if len(x) + len(m) > 60:
+    if len(x) + len(m) > 60 or isinstance(mask, ast.Tuple):  # `x[mask, :]` has no one-name mask
         x, m = "x", "mask"
     return f"keep the shape: `torch.where({m}, {x}, 0)`, then reduce (a mean: `.sum() / {m}.sum()`)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from compilelint.analysis.kinds import Kind, is_data
 from compilelint.context import RuleContext
@@ -178,8 +179,20 @@ class TensorToPython(Rule):
                     return
 
 
+INTEGER_NAMES = re.compile(r"(^|_)(ids?|idx|index|indices|lengths?|lens|sizes|counts?|positions?|thw|hw|grid)(_|$)")
+
+
 def _is_integer_tensor(node: ast.expr, ctx: RuleContext) -> bool:
-    """Recognisably integer: ``t.long()``, ``t.argmax()``, ``t.to(torch.int64)``."""
+    """Recognisably integer: ``t.long()``, ``t.argmax()``, ``t.to(torch.int64)``, or named
+    like one (``input_ids``, ``image_grid_thw``, ``lengths``)."""
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    if name is not None and INTEGER_NAMES.search(name.lower()):
+        return True
+    if isinstance(node, ast.Subscript):
+        return _is_integer_tensor(node.value, ctx)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("flatten", "view", "reshape", "squeeze", "unsqueeze", "cpu", "prod", "sum", "cumsum", "max", "min"):
+        if _is_integer_tensor(node.func.value, ctx):
+            return True
     if not isinstance(node, ast.Call):
         return False
     func = node.func

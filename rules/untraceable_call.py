@@ -95,9 +95,11 @@ class UntraceableCall(Rule):
     These run C code or touch the outside world, which Dynamo refuses to trace. Measured
     on torch 2.13: each breaks the graph in the default mode and fails under
     `fullgraph=True` (GB0007 "Attempted to call function marked as skipped", GB0059,
-    GB0156, GB4198 for deepcopy of a tensor); `numpy.random` breaks as a data-dependent
-    operator (GB0033). A break that hands a Python value to the resumed code (a timestamp,
-    a random number) also recompiles on new values.
+    GB0156, GB4198 for deepcopy of a tensor); `numpy.random` scalar draws
+    (`np.random.rand()`) break as a data-dependent operator (GB0033); draws of an array
+    (`np.random.rand(4, 8)`) are traced into torch ops and are not flagged. A break that
+    hands a Python value to the resumed code (a timestamp, a random number) also
+    recompiles on new values.
 
     ## Example
     ```python
@@ -172,6 +174,8 @@ class UntraceableCall(Rule):
         if name is None:
             return None
         if name in UNTRACEABLE:
+            if name.startswith("numpy.random.") and (node.args or node.keywords):
+                return None  # an array draw: Dynamo traces it into torch ops (measured, 2.13)
             modes, gb_id = UNTRACEABLE[name]
             return f"`{name}()`", modes, gb_id
         if name in COPY_FUNCTIONS and node.args:

@@ -88,18 +88,20 @@ def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Ki
     if name == "len":
         if first & Kind.UNKNOWN:
             return Kind.UNKNOWN
-        if first & Kind.TENSOR:
+        if first & Kind.TENSOR and not first & Kind.CONTAINER:
             return Kind.SHAPE
         return Kind.STATIC
     if name in ("int", "float", "bool", "complex"):
         return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first)
     if name in ("min", "max", "sum", "range", "abs", "round", "pow", "divmod", "any", "all"):
         return K.arithmetic(*args) if args else Kind.STATIC
-    if name in ("tuple", "list", "reversed", "sorted", "iter", "next", "zip", "enumerate"):
+    if name in ("tuple", "list", "reversed", "sorted", "iter", "zip", "enumerate", "dict", "set"):
         union = Kind.NONE
         for kind in args:
             union |= kind
-        return union or Kind.STATIC
+        return K.container_of(union) if union else Kind.STATIC
+    if name == "next":
+        return K.element_of(first)
     if name == "getattr":
         return _getattr_kind(evaluator, node, first)
     if name in ("map", "filter", "eval", "exec", "globals", "locals", "__import__"):
@@ -122,6 +124,8 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
         return Kind.DATA_SCALAR  # only tensors (and rare NumPy arrays) have .item()/.tolist()
     if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
         return Kind.UNKNOWN
+    if receiver & Kind.CONTAINER:
+        return K.element_of(receiver) if method in ("pop", "get", "__getitem__") else Kind.UNKNOWN
     if receiver & Kind.TENSOR:
         kind = _tensor_method_kind(evaluator, method, node)
         return kind | Kind.FROM_NUMBERS if kind & Kind.TENSOR and receiver & Kind.FROM_NUMBERS else kind
@@ -175,7 +179,9 @@ def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     evaluator.kind(node.slice)
     if value & Kind.UNKNOWN:
         return Kind.UNKNOWN
-    return value
+    if isinstance(node.slice, ast.Slice):
+        return value  # a slice of a container is a container
+    return K.element_of(value)
 
 
 def _imported_root(evaluator: Evaluator, func: ast.expr) -> bool:

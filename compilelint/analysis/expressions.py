@@ -119,7 +119,7 @@ class Evaluator:
         union = Kind.NONE
         for element in node.elts:
             union |= self.kind(element)
-        return union or Kind.STATIC
+        return K.container_of(union) if union else Kind.STATIC
 
     def dict_display(self, node: ast.Dict) -> Kind:
         union = Kind.NONE
@@ -128,7 +128,7 @@ class Evaluator:
                 self.kind(key)
         for value in node.values:
             union |= self.kind(value)
-        return union or Kind.STATIC
+        return K.container_of(union) if union else Kind.STATIC
 
     # --- operators ----------------------------------------------------------------------
     def bin_op(self, node: ast.BinOp) -> Kind:
@@ -219,7 +219,7 @@ class Evaluator:
             result = self.kind(node.elt)
         self.env.clear()
         self.env.update(saved)
-        return result
+        return K.container_of(result)
 
     def starred(self, node: ast.Starred) -> Kind:
         return self.kind(node.value)
@@ -293,7 +293,7 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
     if kind & Kind.MODULE:
         return Kind.MODULE
     if kind & Kind.TENSOR:
-        return Kind.TENSOR
+        return K.element_of(kind) if kind & Kind.CONTAINER else Kind.TENSOR  # rows of a tensor
     if isinstance(iterable, ast.Call):
         name = evaluator.qualname(iterable.func)
         if name in ("enumerate", "zip"):

@@ -22,6 +22,8 @@ class Kind(enum.IntFlag):
     # refines TENSOR: computed by torch from Python numbers and sizes only
     # (``torch.div(seq_len, w)``): a constant while shapes are static
     FROM_NUMBERS = enum.auto()
+    # refines TENSOR: a Python list/tuple/dict of tensors; its truth is its length
+    CONTAINER = enum.auto()
 
 
 def is_data(kind: Kind) -> bool:
@@ -31,7 +33,9 @@ def is_data(kind: Kind) -> bool:
     ``TENSOR | SHAPE`` (a cache length that is an int or a tensor): the Python value may
     be what reaches the test, and then nothing breaks.
     """
-    return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE)
+    return bool(kind & Kind.TENSOR) and not kind & (
+        Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.CONTAINER
+    )
 
 
 def is_data_scalar(kind: Kind) -> bool:
@@ -77,9 +81,20 @@ def arithmetic(*kinds: Kind) -> Kind:
     for kind in kinds[1:]:
         result = _combine(result, kind)
     tensors = [kind for kind in kinds if kind & Kind.TENSOR]
-    if tensors and all(kind & Kind.FROM_NUMBERS for kind in tensors):
-        result |= Kind.FROM_NUMBERS
+    for refinement in (Kind.FROM_NUMBERS, Kind.CONTAINER):  # kept when every tensor operand has it
+        if tensors and all(kind & refinement for kind in tensors):
+            result |= refinement
     return result
+
+
+def container_of(kind: Kind) -> Kind:
+    """A Python container holding values of ``kind``."""
+    return kind | Kind.CONTAINER if kind & Kind.TENSOR else kind
+
+
+def element_of(kind: Kind) -> Kind:
+    """One value taken out of a container (indexing, iterating, unpacking)."""
+    return kind & ~Kind.CONTAINER if kind & Kind.CONTAINER else kind
 
 
 def _combine(left: Kind, right: Kind) -> Kind:

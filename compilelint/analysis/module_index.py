@@ -7,6 +7,7 @@ walking function bodies: that is the interpreter's job, and only for compiled re
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -221,8 +222,11 @@ def _function_info(
 def _class_info(index: ModuleIndex, node: ast.ClassDef) -> ClassInfo:
     bases = tuple(name for base in node.bases if (name := index.qualname(base)))
     cls = ClassInfo(node=node, bases=bases)
+    replaced = any(name.rsplit(".", 1)[-1] in FORWARD_REPLACING_DECORATORS for name in index.decorator_names(node))
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if replaced and stmt.name == "forward":
+                continue  # not what Module.__call__ runs
             cls.methods[stmt.name] = _function_info(index, stmt, f"{node.name}.{stmt.name}", cls)
     return cls
 
@@ -263,10 +267,21 @@ def _link_classes(index: ModuleIndex) -> None:
 NOT_MODULE_BASES = frozenset(
     {"object", "abc.ABC", "ABC", "typing.Generic", "Generic", "typing.Protocol", "Protocol", "enum.Enum", "Enum"}
 )
+# Imported bases that say by their name they are not modules: hub and config mixins,
+# pipelines, processors, outputs (a class with a forward and only such bases is not one).
+NOT_MODULE_NAME = re.compile(
+    r"(PushToHub|Config|Generation|Peft|Lora|Loader|Adapter|Scikit)\w*Mixin$|Pipeline|Processor|Tokenizer|Scheduler"
+    r"|Output$|Config$|Compat$|ContextManager$|Exception$|Error$|Dataset$|Thread$"
+)
+# Class decorators that replace forward by default: transformers' MoE experts dispatch to
+# a grouped-matmul kernel unless experts_implementation="eager" (measured: no break).
+FORWARD_REPLACING_DECORATORS = frozenset({"use_experts_implementation"})
 
 
 def _external_base(name: str, index: ModuleIndex) -> bool:
-    return name not in index.classes and name not in NOT_MODULE_BASES and not name.startswith(("torch.", "typing."))
+    if name in index.classes or name in NOT_MODULE_BASES or name.startswith(("torch.", "typing.")):
+        return False
+    return not NOT_MODULE_NAME.search(name.rsplit(".", 1)[-1])
 
 
 def _compile_calls(tree: ast.Module, imports: ImportTable) -> Iterator[ast.Call]:

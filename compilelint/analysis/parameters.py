@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.imports import dotted_name
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.kinds import Kind, container_of
 from compilelint.analysis.module_index import FunctionInfo, FunctionNode
 
 TENSOR_ANNOTATIONS = frozenset(
@@ -52,7 +52,7 @@ def annotation_kind(annotation: ast.expr) -> Kind:
             for element in elements:
                 if not (isinstance(element, ast.Constant) and element.value is Ellipsis):
                     union |= annotation_kind(element)
-            return union or Kind.UNKNOWN
+            return container_of(union) if union else Kind.UNKNOWN
         return Kind.UNKNOWN  # dicts, callables, generics we do not model
     name = dotted_name(annotation)
     if name is None:
