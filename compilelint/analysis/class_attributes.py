@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, ModuleIndex
@@ -27,10 +28,17 @@ def attribute_kind(index: ModuleIndex, cls: ClassInfo, name: str) -> Kind:
 
 def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
     """The local class whose instance was stored in ``self.name``, if any."""
+    return _first_in_mro(index, cls, lambda klass: klass.attribute_classes.get(name))
+
+
+def _first_in_mro(
+    index: ModuleIndex, cls: ClassInfo, find: Callable[[ClassInfo], ClassInfo | None]
+) -> ClassInfo | None:
     for klass in cls.mro():
-        _attributes(index, klass)
-        if name in klass.attribute_classes:
-            return klass.attribute_classes[name]
+        _attributes(index, klass)  # fills the tables ``find`` reads
+        found = find(klass)
+        if found is not None:
+            return found
     return None
 
 
@@ -143,19 +151,11 @@ def _element_class(index: ModuleIndex, value: ast.Call) -> ClassInfo | None:
 
 def element_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
     """The local class of the modules held in the container ``self.name``."""
-    for klass in cls.mro():
-        _attributes(index, klass)
-        if name in klass.element_classes:
-            return klass.element_classes[name]
-    return None
+    return _first_in_mro(index, cls, lambda klass: klass.element_classes.get(name))
 
 
 def is_reset_while_running(index: ModuleIndex, cls: ClassInfo, name: str) -> bool:
     """``self.mult = 1`` in a method other than ``__init__``: the value is set afresh each
     call (Funnel's ``pooling_mult``), so ``self.mult *= 2`` later does not leak into the
     next call's guards."""
-    for klass in cls.mro():
-        _attributes(index, klass)
-        if name in klass.reset_attributes:
-            return True
-    return False
+    return _first_in_mro(index, cls, lambda klass: klass if name in klass.reset_attributes else None) is not None

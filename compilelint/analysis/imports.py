@@ -47,15 +47,11 @@ class ImportTable:
 
         A root that was not imported is returned as written (``print``, ``self.proj``).
         """
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
+        name = dotted_name(node)
+        if name is None:
             return None
-        root = self._names.get(node.id, node.id)
-        parts.append(root)
-        return ".".join(reversed(parts))
+        root, dot, rest = name.partition(".")
+        return self._names.get(root, root) + dot + rest
 
 
 def dotted_name(node: ast.expr) -> str | None:
