@@ -136,14 +136,14 @@ class DataDependentShape(Rule):
                 return f"`torch.{function}()`"
             if function == "where" and len(node.args) == 1 and not node.keywords:
                 return "one-argument `torch.where()`"
-            if function == "repeat_interleave" and len(node.args) >= 2 and is_data(ctx.kind(node.args[1])):
+            if function == "repeat_interleave" and len(node.args) >= 2 and is_data(ctx.kind(node.args[1])) and not _has_output_size(node):
                 return "`torch.repeat_interleave()` with tensor repeats"
             return None
         if not isinstance(func, ast.Attribute) or not is_data(ctx.kind(func.value)):
             return None
         if func.attr in ALWAYS_DYNAMIC:
             return f"`.{func.attr}()`"
-        if func.attr == "repeat_interleave" and node.args and is_data(ctx.kind(node.args[0])):
+        if func.attr == "repeat_interleave" and node.args and is_data(ctx.kind(node.args[0])) and not _has_output_size(node):
             return "`.repeat_interleave()` with tensor repeats"
         return None
 
@@ -170,3 +170,8 @@ def _mask_advice(value: ast.expr, mask: ast.expr, plan: MaskedSumPlan | None) ->
     if len(x) + len(m) > 60 or isinstance(mask, ast.Tuple):  # `x[mask, :]` has no one-name mask
         x, m = "x", "mask"
     return f"keep the shape: `torch.where({m}, {x}, 0)`, then reduce (a mean: `.sum() / {m}.sum()`)"
+
+
+def _has_output_size(node: ast.Call) -> bool:
+    """``repeat_interleave(..., output_size=n)`` states the size: no break."""
+    return any(keyword.arg == "output_size" for keyword in node.keywords)

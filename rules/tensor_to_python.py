@@ -16,7 +16,7 @@ BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 # method -> (modes, GB ids, what), measured on torch 2.13
 METHODS = {
     "item": (DEFAULT_ONLY, ("GB0124",), "`.item()`"),
-    "tolist": (BOTH, ("GB0109",), "`.tolist()`"),
+    "tolist": (DEFAULT_ONLY, ("GB0033",), "`.tolist()`"),
     "equal": (BOTH, ("GB0033",), "`.equal()`"),
     "allclose": (BOTH, ("GB0033",), "`.allclose()`"),
     "is_nonzero": (BOTH, ("GB0033",), "`.is_nonzero()`"),
@@ -42,10 +42,13 @@ SIZE_FUNCTIONS = frozenset(
 SIZE_METHODS = frozenset(
     {"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full", "narrow", "unflatten", "tile"}
 )
-# .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does not.
-INTEGER_TOLIST = (DEFAULT_ONLY, ("GB0033",), "`.tolist()`")
-INTEGER_METHODS = frozenset({"long", "int", "short", "argmax", "argmin", "argsort", "nonzero", "count_nonzero"})
-INTEGER_DTYPES = frozenset({"torch.long", "torch.int64", "torch.int", "torch.int32", "torch.int16", "torch.int8", "torch.uint8"})
+# .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does
+# not. Model code calls it on ids, sizes and counts: integer unless recognisably floating.
+FLOAT_TOLIST = (BOTH, ("GB0109",), "`.tolist()` of a floating-point tensor")
+FLOAT_METHODS = frozenset(
+    {"float", "half", "double", "bfloat16", "softmax", "log_softmax", "sigmoid", "tanh", "mean", "std", "var", "norm", "exp", "sqrt", "rsqrt"}
+)
+FLOAT_FUNCTIONS = frozenset({"rand", "randn", "rand_like", "randn_like", "linspace", "softmax", "sigmoid", "mean", "std", "var", "norm"})
 MATH_FUNCTION = (BOTH, ("GB0033",), "a `math` function of a tensor")
 
 
@@ -64,7 +67,8 @@ class TensorToPython(Rule):
     Measured on torch 2.13: `.item()`, `int/float/bool(t)` and tensor slice bounds break
     the graph in the default mode (GB0124), tensor sizes and bounds too (GB0033), but
     they compile under `fullgraph=True`, which turns on scalar capture; `.tolist()` breaks in the default mode (GB0033) and, for floating
-    tensors, under `fullgraph=True` too (GB0109); `torch.equal`/`allclose`, `str`, `repr`,
+    tensors, under `fullgraph=True` too (GB0109; claimed when the tensor is recognisably
+    floating, `.float()`, `.softmax()`, since model code mostly lists ids and sizes); `torch.equal`/`allclose`, `str`, `repr`,
     `range` and `math.*` of a tensor break in both modes. The Python value handed to the
     resumed code also makes Dynamo recompile for every new value, until the recompile
     limit sends the code to eager. `.numpy()` is not flagged: Dynamo traces it into torch
@@ -128,7 +132,10 @@ class TensorToPython(Rule):
             what = f"`.{func.attr}()`"
         else:
             return False
-        values = [e for a in node.args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
+        # only the size-like arguments: linspace(start, end, steps) reads `steps` as an int,
+        # full(size, fill) takes a tensor fill (measured: no break for tensor start/end/fill)
+        sized = node.args[2:3] if name in ("torch.linspace", "torch.logspace") else node.args[:1] if name == "torch.full" else node.args
+        values = [e for a in sized for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
         # torch.div(seq_len, 2) as a size: a constant while shapes are static (not flagged)
         if not any(is_data(ctx.kind(v)) and not ctx.kind(v) & Kind.FROM_NUMBERS for v in values):
             return False
@@ -154,8 +161,8 @@ class TensorToPython(Rule):
         if name is not None and name.startswith("math.") and any(is_data(ctx.kind(a)) for a in node.args):
             return MATH_FUNCTION
         if isinstance(func, ast.Attribute) and func.attr in METHODS and _receiver_may_be_tensor(func, ctx):
-            if func.attr == "tolist" and _is_integer_tensor(func.value, ctx):
-                return INTEGER_TOLIST
+            if func.attr == "tolist" and _is_floating_tensor(func.value, ctx):
+                return FLOAT_TOLIST
             return METHODS[func.attr]
         return None
 
@@ -179,30 +186,19 @@ class TensorToPython(Rule):
                     return
 
 
-INTEGER_NAMES = re.compile(r"(^|_)(ids?|idx|index|indices|lengths?|lens|sizes|counts?|positions?|thw|hw|grid)(_|$)")
-
-
-def _is_integer_tensor(node: ast.expr, ctx: RuleContext) -> bool:
-    """Recognisably integer: ``t.long()``, ``t.argmax()``, ``t.to(torch.int64)``, or named
-    like one (``input_ids``, ``image_grid_thw``, ``lengths``)."""
-    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-    if name is not None and INTEGER_NAMES.search(name.lower()):
-        return True
+def _is_floating_tensor(node: ast.expr, ctx: RuleContext) -> bool:
+    """Recognisably floating: ``t.float()``, ``t.softmax(-1)``, ``torch.randn(...)``, indexing one."""
     if isinstance(node, ast.Subscript):
-        return _is_integer_tensor(node.value, ctx)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("flatten", "view", "reshape", "squeeze", "unsqueeze", "cpu", "prod", "sum", "cumsum", "max", "min"):
-        if _is_integer_tensor(node.func.value, ctx):
-            return True
+        return _is_floating_tensor(node.value, ctx)
     if not isinstance(node, ast.Call):
         return False
-    func = node.func
-    name = ctx.qualname(func) or ""
-    if name.startswith("torch.") and name.rsplit(".", 1)[-1] in INTEGER_METHODS:
+    name = ctx.qualname(node.func) or ""
+    if name.startswith("torch.") and name.rsplit(".", 1)[-1] in FLOAT_FUNCTIONS:
         return True
-    if isinstance(func, ast.Attribute):
-        if func.attr in INTEGER_METHODS:
+    if isinstance(node.func, ast.Attribute):
+        if node.func.attr in FLOAT_METHODS:
             return True
-        if func.attr == "to" and any(ctx.qualname(a) in INTEGER_DTYPES for a in node.args):
+        if node.func.attr == "to" and any((ctx.qualname(a) or "").startswith(("torch.float", "torch.half", "torch.bfloat")) for a in node.args):
             return True
     return False
 

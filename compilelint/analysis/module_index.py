@@ -198,6 +198,8 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
                 if isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign) and stmt.value:
                     index.assignments[target.id] = stmt.value
     _link_classes(index)
+    if "_dynamo_marked_constant" in text:
+        _mark_constant_functions(tree, index)
     if find_compile_calls:
         index.compile_calls.extend(_compile_calls(tree, imports))
     return index
@@ -288,3 +290,29 @@ def _compile_calls(tree: ast.Module, imports: ImportTable) -> Iterator[ast.Call]
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and imports.qualname(node.func) in COMPILE_FUNCTIONS:
             yield node
+
+
+def _mark_constant_functions(tree: ast.Module, index: ModuleIndex) -> None:
+    """Functions marked ``_dynamo_marked_constant`` (what ``assume_constant_result`` sets;
+    transformers spells it by hand, in a decorator of its own): Dynamo calls them as
+    constants and never traces their bodies."""
+    markers = {name for name, info in index.functions.items() if _sets_constant_marker(info.node)}
+    for info in index.functions.values():
+        if any(name in markers for name in index.decorator_names(info.node)):
+            info.opaque = True
+    for stmt in tree.body:  # f._dynamo_marked_constant = True
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "_dynamo_marked_constant":
+                    if isinstance(target.value, ast.Name) and target.value.id in index.functions:
+                        index.functions[target.value.id].opaque = True
+
+
+def _sets_constant_marker(node: FunctionNode) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "setattr":
+            if len(sub.args) >= 2 and isinstance(sub.args[1], ast.Constant) and sub.args[1].value == "_dynamo_marked_constant":
+                return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "_dynamo_marked_constant" and isinstance(sub.ctx, ast.Store):
+            return True
+    return False
