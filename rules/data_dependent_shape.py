@@ -169,7 +169,8 @@ def _mask_advice(value: ast.expr, mask: ast.expr, plan: MaskedSumPlan | None) ->
     x, m = ast.unparse(value), ast.unparse(mask)
     if len(x) + len(m) > 60 or isinstance(mask, ast.Tuple):  # `x[mask, :]` has no one-name mask
         x, m = "x", "mask"
-    return f"keep the shape: `torch.where({m}, {x}, 0)`, then reduce (a mean: `.sum() / {m}.sum()`)"
+    counted = m if isinstance(mask, (ast.Name, ast.Attribute)) else f"({m})"
+    return f"keep the shape: `torch.where({m}, {x}, 0)`, then reduce (a mean: `.sum() / {counted}.sum()`)"
 
 
 def _has_output_size(node: ast.Call) -> bool:

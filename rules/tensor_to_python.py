@@ -34,6 +34,10 @@ BUILTINS = {
     "repr": (BOTH, ("GB0569",), "`repr()` of a tensor"),
     "range": (BOTH, ("GB0059",), "`range()` over a tensor"),
 }
+# np.random.rand(1).item(): Dynamo traces NumPy as tensors; the .item() is a data-dependent
+# operator (measured GB0033, default mode only)
+NUMPY_ITEM = (DEFAULT_ONLY, ("GB0033",), "`.item()` of a NumPy value")
+
 # Sizes and bounds: a tensor here is read back as a Python int (measured on 2.13: GB0033 in
 # the default mode; fullgraph=True compiles it with an unbacked size).
 SIZE_FUNCTIONS = frozenset(
@@ -114,7 +118,11 @@ class TensorToPython(Rule):
         if found is not None:
             modes, gb_ids, what = found
             where = "in both modes" if Mode.FULLGRAPH in modes else "unless `fullgraph=True`/`capture_scalar_outputs`"
-            advice = tensor_to_python(node, ctx.builtin(node.func), ctx.qualname(node.func))
+            advice = (
+                "draw with torch (`torch.rand(...)`) and keep it a tensor"
+                if found is NUMPY_ITEM
+                else tensor_to_python(node, ctx.builtin(node.func), ctx.qualname(node.func))
+            )
             ctx.report(
                 node,
                 f"{what} takes a Python value from tensor data: breaks the graph {where} ({', '.join(gb_ids)}); {advice}",
@@ -160,6 +168,8 @@ class TensorToPython(Rule):
             return None
         if name is not None and name.startswith("math.") and any(is_data(ctx.kind(a)) for a in node.args):
             return MATH_FUNCTION
+        if isinstance(func, ast.Attribute) and func.attr == "item" and _is_numpy_value(func.value, ctx):
+            return NUMPY_ITEM
         if isinstance(func, ast.Attribute) and func.attr in METHODS and _receiver_may_be_tensor(func, ctx):
             if func.attr == "tolist" and _is_floating_tensor(func.value, ctx):
                 return FLOAT_TOLIST
@@ -213,3 +223,7 @@ def _receiver_may_be_tensor(func: ast.Attribute, ctx: RuleContext) -> bool:
     if func.attr in TENSOR_ONLY_METHODS:
         return bool(kind & (Kind.TENSOR | Kind.UNKNOWN)) and not kind & (Kind.SHAPE | Kind.DATA_SCALAR)
     return is_data(kind)
+
+
+def _is_numpy_value(node: ast.expr, ctx: RuleContext) -> bool:
+    return isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("numpy.")

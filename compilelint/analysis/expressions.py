@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from compilelint.analysis import kinds as K
 from compilelint.analysis.guards import compile_time_value
+from compilelint.analysis.imports import ImportTable
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
@@ -77,13 +78,14 @@ class Evaluator:
         self.tuple_kinds: dict[int, list[Kind]] = {}  # id(call) -> kinds of the tuple it returns
         self.instances: dict[str, ClassInfo] = {}  # local name -> local module class it holds
         self.built: dict[int, ClassInfo] = {}  # id(call) -> local class that call constructs
+        self.local_imports = ImportTable()
 
     def qualname(self, node: ast.expr) -> str | None:
-        if isinstance(node, ast.Name) and node.id in self.locals:
-            return None
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
+        if isinstance(root, ast.Name) and root.id in self.local_imports:
+            return self.local_imports.qualname(node)  # `import numpy as np` inside the function
         if isinstance(root, ast.Name) and root.id in self.locals:
             return None
         return self.index.qualname(node)
@@ -107,6 +109,8 @@ class Evaluator:
 
     # --- names and literals -------------------------------------------------------------
     def name(self, node: ast.Name) -> Kind:
+        if node.id in self.local_imports:
+            return Kind.UNKNOWN
         if node.id in self.env:
             return self.env[node.id]
         if node.id in self.index.functions or node.id in self.index.classes:

@@ -119,6 +119,8 @@ class FunctionInterpreter:
         handler = _STATEMENTS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.ev.local_imports.add(stmt)
         for expr in header_expressions(stmt):
             self.ev.kind(expr)
         self._visit(stmt)

@@ -222,6 +222,13 @@ TORCH_BOOL_FUNCTIONS = frozenset(
     }
 )
 
+# Methods of dicts, lists and strings that tensors do not have: a receiver we took for a
+# tensor (an unannotated argument) that calls one is not a tensor.
+NOT_TENSOR_METHODS = frozenset(
+    {"items", "keys", "values", "get", "append", "extend", "update", "setdefault", "insert", "remove",
+     "index", "count", "popitem", "startswith", "endswith", "join", "format", "lower", "upper", "strip"}
+)
+
 # Tensor methods whose results are not tensors.
 TENSOR_DATA_METHODS = frozenset({"item", "tolist"})
 TENSOR_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "stride", "storage_offset"})
