@@ -1,5 +1,6 @@
-"""Fixtures as fix specs: ``flagged.fixed.py`` is what ``--fix`` makes of ``flagged.py``, and
-``flagged.unsafe-fixed.py`` what ``--fix --unsafe-fixes`` makes of it where that differs."""
+"""Fixtures as fix specs: ``flagged.fixed.py`` is what ``--fix`` makes of ``flagged.py`` (absent:
+``--fix`` changes nothing, the rule's fixes are all unsafe), and ``flagged.unsafe-fixed.py``
+what ``--fix --unsafe-fixes`` makes of it where that differs."""
 
 from __future__ import annotations
 
@@ -15,9 +16,14 @@ from compilelint.registry import all_rules
 FIXABLE = [f for f in rule_fixture_folders() if all_rules().by_code()[f.code].fix_applicability is not None]
 
 
+def _safe_expected(fixtures: RuleFixtures) -> Path:
+    fixed_file = fixtures.folder / "flagged.fixed.py"
+    return fixed_file if fixed_file.exists() else fixtures.flagged
+
+
 def _expected(fixtures: RuleFixtures, unsafe: bool) -> Path:
     unsafe_file = fixtures.folder / "flagged.unsafe-fixed.py"
-    return unsafe_file if unsafe and unsafe_file.exists() else fixtures.folder / "flagged.fixed.py"
+    return unsafe_file if unsafe and unsafe_file.exists() else _safe_expected(fixtures)
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["fix", "unsafe-fixes"])
@@ -41,10 +47,13 @@ def test_fixing_the_fixed_fixture_changes_nothing(fixtures: RuleFixtures, unsafe
 
 
 @pytest.mark.parametrize("fixtures", FIXABLE, ids=[f.folder.name for f in FIXABLE])
-def test_unsafe_fixture_exists_only_where_it_differs(fixtures: RuleFixtures) -> None:
+def test_fixed_fixtures_exist_only_where_they_differ(fixtures: RuleFixtures) -> None:
+    fixed_file = fixtures.folder / "flagged.fixed.py"
+    if fixed_file.exists():
+        assert fixed_file.read_bytes() != fixtures.flagged.read_bytes()
     unsafe_file = fixtures.folder / "flagged.unsafe-fixed.py"
     if unsafe_file.exists():
-        assert unsafe_file.read_bytes() != (fixtures.folder / "flagged.fixed.py").read_bytes()
+        assert unsafe_file.read_bytes() != _safe_expected(fixtures).read_bytes()
 
 
 @pytest.mark.parametrize("fixtures", FIXABLE, ids=[f.folder.name for f in FIXABLE])
