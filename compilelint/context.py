@@ -101,14 +101,8 @@ class RuleContext:
 
     def truth_tested(self, expr: ast.expr) -> Iterator[ast.expr]:
         """The sub-expressions whose truth Python evaluates when ``expr`` is a test."""
-        if isinstance(expr, ast.BoolOp):
-            operands = self.evaluator.live_operands(expr) if self.evaluator else expr.values
-            for value in operands:
-                yield from self.truth_tested(value)
-        elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            yield from self.truth_tested(expr.operand)
-        else:
-            yield expr
+        for part, _ in self.guarded_parts(expr):
+            yield part
 
     def guarded_parts(self, expr: ast.expr) -> Iterator[tuple[ast.expr, tuple[ast.expr, ...]]]:
         """Like ``truth_tested``, with the operands that short-circuit before each part.
@@ -131,6 +125,13 @@ class RuleContext:
             yield from self._guarded(expr.operand, guards)
         else:
             yield expr, guards
+
+    @staticmethod
+    def conditions(guards: tuple[ast.expr, ...]) -> tuple[tuple[str, ...], str]:
+        """The guards of a ``guarded_parts`` item as ``only_when`` and a message clause."""
+        only_when = tuple(ast.unparse(guard) for guard in guards)
+        clause = f" (evaluated only when `{' and '.join(only_when)}` lets it)" if only_when else ""
+        return only_when, clause
 
     def in_test_position(self, node: ast.expr) -> bool:
         """True when ``node`` is (part of) the test of an if/while/assert/ternary/comprehension."""

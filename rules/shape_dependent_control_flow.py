@@ -75,8 +75,7 @@ class ShapeDependentControlFlow(Rule):
         elif isinstance(node, (ast.If, ast.IfExp)) and ctx.static_value(node.test) is None:
             for part, guards in ctx.guarded_parts(node.test):
                 if _guards_a_size(part, ctx):
-                    only_when = tuple(ast.unparse(g) for g in guards)
-                    when = f" (evaluated only when `{' and '.join(only_when)}` lets it)" if only_when else ""
+                    only_when, when = ctx.conditions(guards)
                     ctx.report(
                         part,
                         f"branch on a tensor size{when}: Dynamo guards on it, and each input on the other side "

@@ -105,8 +105,7 @@ class TensorDependentBranch(Rule):
         fix = (CHECK_FIX if isinstance(plan, RaisePlan) else WHERE_FIX) if plan is not None else None
         for part, guards in ctx.guarded_parts(test):
             kind = ctx.kind(part)
-            only_when = tuple(ast.unparse(g) for g in guards)
-            when = f" (evaluated only when `{' and '.join(only_when)}` lets it)" if only_when else ""
+            only_when, when = ctx.conditions(guards)
             if is_data(kind):
                 advice = "`torch.where`" if fix is not None else "`torch.cond(pred, true_fn, false_fn, operands)`"
                 ctx.report(

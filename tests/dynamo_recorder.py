@@ -30,8 +30,10 @@ def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool) -> ModeResult
 
 
 def _call(compiled: Any, item: Any) -> Any:
-    args, kwargs = item if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict)) else (item, {})
-    return compiled(*args, **kwargs)
+    from compilelint.verify.targets import normalize_input_set
+
+    inputs = normalize_input_set(item)
+    return compiled(*inputs.args, **inputs.kwargs)
 
 
 def count_recompiles(fn: Any, inputs: list[Any]) -> int:
