@@ -186,7 +186,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
             imports.add(stmt)
             module_names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions[stmt.name] = _function_info(index, stmt, stmt.name, None)
+            functions[stmt.name] = function_info(index, stmt, stmt.name, None)
             module_names.add(stmt.name)
         elif isinstance(stmt, ast.ClassDef):
             classes[stmt.name] = _class_info(index, stmt)
@@ -205,7 +205,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
     return index
 
 
-def _function_info(
+def function_info(
     index: ModuleIndex, node: FunctionNode, qualname: str, owner: ClassInfo | None
 ) -> FunctionInfo:
     info = FunctionInfo(node=node, qualname=qualname, owner=owner)
@@ -229,7 +229,7 @@ def _class_info(index: ModuleIndex, node: ast.ClassDef) -> ClassInfo:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if replaced and stmt.name == "forward":
                 continue  # not what Module.__call__ runs
-            cls.methods[stmt.name] = _function_info(index, stmt, f"{node.name}.{stmt.name}", cls)
+            cls.methods[stmt.name] = function_info(index, stmt, f"{node.name}.{stmt.name}", cls)
     return cls
 
 

@@ -18,7 +18,7 @@ from compilelint.analysis.class_attributes import attribute_class, attribute_kin
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex, function_info
 from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
     annotation_kind,
@@ -164,13 +164,11 @@ class FunctionScope:
 
     # --- NestedDefinitions ---------------------------------------------------------------
     def define(self, node: FunctionNode, env: Env) -> None:
-        info = FunctionInfo(node=node, qualname=f"{self.state.info.qualname}.<locals>.{node.name}")
-        info.parent = self.state.info
-        index = self.analysis.index
-        info.disabled = any(n.endswith(("compiler.disable", "_dynamo.disable")) for n in index.decorator_names(node))
-        existing = self.state.local_defs.get(node.name)
-        if existing is not None and existing.node is node:
-            info = existing
+        info = self.state.local_defs.get(node.name)
+        if info is None or info.node is not node:
+            qualname = f"{self.state.info.qualname}.<locals>.{node.name}"
+            info = function_info(self.analysis.index, node, qualname, owner=None)
+            info.parent = self.state.info
         self.state.local_defs[node.name] = info
         if info.disabled:
             return
