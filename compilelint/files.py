@@ -46,6 +46,13 @@ def _is_excluded(name: str, relative: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(relative, p) for p in patterns)
 
 
+def _generates(name: str, siblings: Sequence[str]) -> bool:
+    """transformers' ``modular_x.py``: the source its code generator expands into
+    ``modeling_x.py`` beside it. It is never imported; its code runs, and is reported, in
+    the generated file. (Named on the command line, it is linted like any file.)"""
+    return name.startswith("modular_") and "modeling_" + name[len("modular_") :] in siblings
+
+
 def _is_virtualenv(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
 
@@ -78,7 +85,7 @@ def _walk(root: str, patterns: Sequence[str]) -> Iterator[str]:
             kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
-            if not name.endswith((".py", ".pyi")):
+            if not name.endswith((".py", ".pyi")) or _generates(name, files):
                 continue
             relative = os.path.normpath(os.path.join(relative_folder, name)).replace(os.sep, "/")
             if not _is_excluded(name, relative, patterns):

@@ -73,7 +73,8 @@ class AttributeMutation(Rule):
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if _state_name(target, ctx) and any(_same(target, n) for n in ast.walk(node.value)):
-                self._check_target(target, node, ctx)
+                if not _converted_in_place(target, node.value):
+                    self._check_target(target, node, ctx)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
             if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx) and not _per_call_object(ctx):
@@ -116,6 +117,26 @@ def _state_name(target: ast.expr, ctx: RuleContext) -> str | None:
 
 def _same(target: ast.expr, node: ast.AST) -> bool:
     return isinstance(node, type(target)) and ast.unparse(node) == ast.unparse(target)
+
+
+# Return their receiver itself when nothing changes, so the attribute keeps its identity
+CONVERSIONS = frozenset({"to", "type", "type_as", "contiguous"})
+
+
+def _converted_in_place(target: ast.expr, value: ast.expr) -> bool:
+    """``self.mask = self.mask.to(x.dtype) if self.mask is not None else None``: after the
+    first call the attribute already has that dtype and device, ``.to()`` returns the same
+    object and no guard fails (measured on diffusers' ControlNet-Union attention blocks)."""
+    if isinstance(value, ast.IfExp):
+        return _converted_in_place(target, value.body) and _converted_in_place(target, value.orelse)
+    if isinstance(value, ast.Constant) and value.value is None or _same(target, value):
+        return True
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in CONVERSIONS
+        and _same(target, value.func.value)
+    )
 
 
 def _adds_a_number(node: ast.stmt) -> bool:

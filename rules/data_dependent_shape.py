@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from compilelint.analysis.kinds import is_data, is_mask
+from compilelint.analysis.kinds import Kind, is_data, is_data_sized, is_mask, is_shape
 from compilelint.context import RuleContext
 from compilelint.findings import Applicability, Fix, Mode
 from compilelint.fix.eligibility import elementwise_mask_of
@@ -40,14 +40,19 @@ class DataDependentShape(Rule):
     ## What it does
     Flags boolean-mask indexing (`x[x > 0]`, `x[mask]`), `nonzero`, `argwhere`, `unique`,
     `unique_consecutive`, `masked_select`, `bincount`, one-argument `torch.where(cond)`
-    and `repeat_interleave` with tensor repeats, inside a compiled region.
+    and `repeat_interleave` with tensor repeats, inside a compiled region; and Python
+    control flow over the length such a result has: `for i in x.nonzero()`,
+    `for j in range(len(hits))`, `if hits.numel() == 0:`.
 
     ## Why is this bad?
     The size of the result is only known once the data is, so Dynamo cannot give it a
     static shape. Measured on torch 2.13: the default mode breaks the graph (GB0036
     "Dynamic shape operator"); `fullgraph=True` compiles them with unbacked symbolic sizes,
-    which later shape-dependent code may still fail on. Assigning through a mask
-    (`x[mask] = 0`) is fine and is not flagged.
+    which later shape-dependent code may still fail on: a loop over such a result, or a
+    branch on its length, fails there ("Could not extract specialized integer" /
+    "Could not guard on data-dependent expression"), and in the default mode the code
+    after the break is unrolled for, and recompiles on, every new length. Assigning
+    through a mask (`x[mask] = 0`) is fine and is not flagged.
 
     ## Example
     ```python
@@ -80,10 +85,39 @@ class DataDependentShape(Rule):
     message = "output shape depends on tensor data: breaks the graph unless `fullgraph=True` (GB0036)"
     gb_ids = ("GB0036",)
     breaks = (Mode.DEFAULT,)
-    nodes = (ast.Call, ast.Subscript)
+    nodes = (ast.Call, ast.Subscript, ast.For, ast.comprehension, ast.If, ast.IfExp, ast.While)
     fix_applicability = Applicability.UNSAFE
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, (ast.For, ast.comprehension)):
+            if _loops_over_data_size(node.iter, ctx):
+                ctx.report(
+                    node.iter,
+                    "loop over a tensor whose length comes from the data (`nonzero`, `unique`, `x[mask]`): "
+                    "`fullgraph=True` fails (it cannot unroll an unbacked length, GB0033), and in the default mode "
+                    "the code after the earlier break is unrolled and recompiles for every new length; "
+                    "loop over a fixed bound (every expert, with a mask) or use tensor ops",
+                    breaks=(Mode.FULLGRAPH,),
+                    gb_ids=("GB0033",),
+                )
+            return
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            if ctx.static_value(node.test) is None:
+                for part, guards in ctx.guarded_parts(node.test):
+                    if _unbacked_size(ctx.kind(part)) or _tests_data_size(part, ctx):
+                        only_when, when = ctx.conditions(guards)
+                        ctx.report(
+                            part,
+                            f"branch on a length that comes from the data{when} (`nonzero`, `unique`, `x[mask]`): "
+                            "`fullgraph=True` fails (it cannot guard on an unbacked size, GB0170), and in the default "
+                            "mode the code after the earlier break recompiles for each outcome; keep the shape static "
+                            "(`torch.nonzero_static`, masks) or `torch._check` the size",
+                            breaks=(Mode.FULLGRAPH,),
+                            gb_ids=("GB0170",),
+                            only_when=only_when,
+                        )
+                        break
+            return
         if isinstance(node, ast.Subscript):
             if isinstance(node.ctx, ast.Load) and is_data(ctx.kind(node.value)) and self._has_mask(node, ctx):
                 plan = _masked_sum(node, node.value, node.slice, ctx)
@@ -146,6 +180,30 @@ class DataDependentShape(Rule):
         if func.attr == "repeat_interleave" and node.args and is_data(ctx.kind(node.args[0])) and not _has_output_size(node):
             return "`.repeat_interleave()` with tensor repeats"
         return None
+
+
+def _loops_over_data_size(iterable: ast.expr, ctx: RuleContext) -> bool:
+    kind = ctx.kind(iterable)
+    if is_data(kind) and is_data_sized(kind):
+        return True
+    if isinstance(iterable, ast.Call):
+        name = ctx.builtin(iterable.func)
+        if name == "range":
+            return any(is_data_sized(ctx.kind(arg)) for arg in iterable.args)
+        if name in ("enumerate", "reversed", "zip"):
+            return any(_loops_over_data_size(arg, ctx) for arg in iterable.args)
+    return False
+
+
+def _tests_data_size(test: ast.expr, ctx: RuleContext) -> bool:
+    """``len(hit) > 2``, ``hit.numel() == 0``: a comparison whose operand is an unbacked size."""
+    if not isinstance(test, ast.Compare) or any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+        return False
+    return any(_unbacked_size(ctx.kind(operand)) for operand in (test.left, *test.comparators))
+
+
+def _unbacked_size(kind: Kind) -> bool:
+    return is_shape(kind) and is_data_sized(kind)
 
 
 def _masked_sum(node: ast.expr, value: ast.expr, mask: ast.expr, ctx: RuleContext) -> MaskedSumPlan | None:

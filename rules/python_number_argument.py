@@ -65,10 +65,35 @@ class PythonNumberArgument(Rule):
         numbers = _number_parameters(ctx.function.node)
         if not numbers:
             return
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            self._check_test(node, numbers, ctx)
+            return
         used = self._specialising_use(node, numbers, ctx)
         if used is not None:
             name, how = used
             ctx.report(node, f"argument `{name}` is {how}: Dynamo recompiles for each new value; pass a tensor or move it out of the compiled code")
+
+    @staticmethod
+    def _check_test(node: ast.If | ast.While | ast.IfExp, numbers: set[str], ctx: RuleContext) -> None:
+        """An int in a test: after one recompile it is a dynamic input, guarded by the test;
+        an input on the other side of it compiles again (a float: each new value)."""
+        for part, guards in ctx.guarded_parts(node.test):
+            if isinstance(part, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in part.ops):
+                continue  # `n is None` guards on None-ness only
+            if isinstance(part, ast.Compare) and _against_zero_or_one(part):
+                continue  # Dynamo specialises ints 0 and 1 anyway: `n > 0` adds no recompile
+            operands = [part.left, *part.comparators] if isinstance(part, ast.Compare) else [part]
+            for operand in operands:
+                if isinstance(operand, ast.Name) and operand.id in numbers:
+                    only_when, when = ctx.conditions(guards)
+                    ctx.report(
+                        part,
+                        f"argument `{operand.id}` is tested in a branch{when}: Dynamo guards on the outcome and "
+                        "recompiles when a value lands on the other side (a float: for each new value); pass a tensor "
+                        "and use `torch.where`, or move the test out of the compiled code",
+                        only_when=only_when,
+                    )
+                    return
 
     @staticmethod
     def _specialising_use(node: ast.AST, numbers: set[str], ctx: RuleContext) -> tuple[str, str] | None:
@@ -84,15 +109,12 @@ class PythonNumberArgument(Rule):
             for display, count in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(display, (ast.List, ast.Tuple)) and isinstance(count, ast.Name) and count.id in numbers:
                     return count.id, "a list length"
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            for part in ctx.truth_tested(node.test):
-                if isinstance(part, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in part.ops):
-                    continue  # `n is None` guards on None-ness only
-                operands = [part.left, *part.comparators] if isinstance(part, ast.Compare) else [part]
-                for operand in operands:
-                    if isinstance(operand, ast.Name) and operand.id in numbers:
-                        return operand.id, "tested in a branch"
         return None
+
+
+def _against_zero_or_one(test: ast.Compare) -> bool:
+    constants = [o for o in (test.left, *test.comparators) if isinstance(o, ast.Constant)]
+    return bool(constants) and all(type(c.value) is int and c.value in (0, 1) for c in constants)
 
 
 def _number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 
-from compilelint.analysis.kinds import is_shape
+from compilelint.analysis.kinds import Kind, is_shape
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -34,6 +35,16 @@ class ShapeDependentControlFlow(Rule):
     recompiles for each new trip count; an `if` on a size first recompiles when the size
     changes (automatic dynamic shapes, as any model does once), then once more each time
     an input lands on the other side of the threshold (3 graphs instead of 2).
+
+    Left alone, because their guards do not fail for ordinary inputs (each measured on
+    real transformers/diffusers code): equality checks, comparisons with 0 or 1, and
+    `< 2` (a dynamic size is assumed to be at least 2); two
+    sizes of the same input compared (`key.shape[1] > mask.shape[-1]`); tests against the
+    size of a parameter or buffer (a positional table); tests whose other side raises;
+    `range(len(seq))` (mostly a list a submodule returns); trip counts clamped by a bound
+    (`min(x.shape[2], overlap)`); and loops or tests over counts a config fixes, named as
+    such (codebooks, levels, layers, heads, experts, quantizers, stages, rope axes,
+    vocabulary, `ndim`). Lengths that come from the data (`len(x.nonzero())`) are CL106's.
 
     ## Example
     ```python
@@ -67,12 +78,14 @@ class ShapeDependentControlFlow(Rule):
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, (ast.For, ast.comprehension)):
-            if _loops_over_a_size(node.iter, ctx):
+            if _loops_over_a_size(node.iter, ctx) and not _counts_a_config_fixes(node.target, node.iter):
                 ctx.report(node.iter, f"{UNROLLED}")
         elif isinstance(node, ast.While):
-            if is_shape(ctx.kind(node.test)):
+            if _backed_size(ctx.kind(node.test)):
                 ctx.report(node.test, "`while` on a tensor size: Dynamo unrolls it and recompiles for each new trip count")
         elif isinstance(node, (ast.If, ast.IfExp)) and ctx.static_value(node.test) is None:
+            if isinstance(node, ast.If) and (_raises(node.body) or _raises(node.orelse)):
+                return  # a size check: the side that would recompile raises instead
             for part, guards in ctx.guarded_parts(node.test):
                 if _guards_a_size(part, ctx):
                     only_when, when = ctx.conditions(guards)
@@ -88,12 +101,66 @@ def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:
     if isinstance(iterable, ast.Call):
         name = ctx.builtin(iterable.func)
         if name == "range":
-            return any(is_shape(ctx.kind(arg)) for arg in iterable.args)
+            return any(_backed_size(ctx.kind(arg)) and not _bounded_or_length(arg, ctx) for arg in iterable.args)
         if name in ("enumerate", "reversed", "zip"):
             return any(_loops_over_a_size(arg, ctx) for arg in iterable.args)
         if isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "unbind":
             return True
     return False
+
+
+# Counts a model's config fixes: a loop or a test over them never sees a new value.
+CONFIG_COUNTS = re.compile(r"codebook|quantizer|level|lvl|layer|head|expert|stage|ndim|axes|pos_dims|vocab", re.IGNORECASE)
+
+
+def _counts_a_config_fixes(*nodes: ast.expr) -> bool:
+    """``for codebook in range(num_codebooks)``, ``for level in range(h.shape[1])``: the loop
+    walks codebooks, feature levels, layers or heads, which the config fixes, even where the
+    count is read off a tensor (the reviewed transformers findings of this shape never
+    recompiled). Only names that *are* the count or the loop variable count, not names
+    anywhere inside the expression (``range(0, n, self.head_dim)`` walks a sequence)."""
+    named: list[str] = []
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            parts: list[ast.expr] = list(node.args)
+        elif isinstance(node, ast.Tuple):
+            parts = list(node.elts)
+        else:
+            parts = [node]
+        named += [p.id if isinstance(p, ast.Name) else p.attr for p in parts if isinstance(p, (ast.Name, ast.Attribute))]
+    return any(CONFIG_COUNTS.search(name) for name in named)
+
+
+def _raises(body: list[ast.stmt]) -> bool:
+    """A branch that only raises (maybe after logging): valid inputs never take it."""
+    return bool(body) and isinstance(body[-1], ast.Raise) and all(isinstance(s, (ast.Expr, ast.Raise)) for s in body)
+
+
+def _capacity(operand: ast.expr) -> bool:
+    """``self.weights.size(0)``: the size of a parameter or buffer, a table the inputs stay
+    inside in ordinary use (positional tables; the guard flips only past their end)."""
+    node = operand.func.value if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) and operand.func.attr == "size" else operand
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        node = node.value
+    elif node is operand:
+        return False
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _bounded_or_length(bound: ast.expr, ctx: RuleContext) -> bool:
+    """``range(len(features))``: model code takes ``len()`` of the list a submodule returns
+    far more often than of a tensor (measured on diffusers' MultiAdapter: no guard)."""
+    return isinstance(bound, ast.Call) and ctx.builtin(bound.func) == "len"
+
+
+def _backed_size(kind: Kind) -> bool:
+    """A size Dynamo knows at trace time; a data-dependent one (``len(x.nonzero())``) is
+    CL106's: ``fullgraph=True`` cannot guard on it at all."""
+    return is_shape(kind) and not kind & Kind.DATA_SIZED
 
 
 def _guards_a_size(test: ast.expr, ctx: RuleContext) -> bool:
@@ -103,12 +170,34 @@ def _guards_a_size(test: ast.expr, ctx: RuleContext) -> bool:
     never change in practice, so their guards never fail; and ``len(seq)`` is skipped,
     since model code takes it of tuples far more often than of tensors.
     """
-    if not isinstance(test, ast.Compare) or not is_shape(ctx.kind(test)):
+    if not isinstance(test, ast.Compare) or not _backed_size(ctx.kind(test)):
         return False
     if not all(isinstance(op, ORDERING) for op in test.ops):
         return False
     operands = [test.left, *test.comparators]
-    if any(isinstance(o, ast.Call) and ctx.builtin(o.func) == "len" for o in operands):
+    if any(isinstance(n, ast.Call) and ctx.builtin(n.func) == "len" for o in operands for n in ast.walk(o)):
+        return False
+    # size against size (`key.shape[1] > mask.shape[-1]`): both follow the same input, the
+    # guard Dynamo installs holds for every ordinary input (measured: no recompile)
+    if all(is_shape(ctx.kind(o)) for o in operands):
+        return False
+    if any(_capacity(o) for o in operands) or _counts_a_config_fixes(*operands):
         return False
     constants = [o.value for o in operands if isinstance(o, ast.Constant)]
-    return not (constants and all(c in ALREADY_SPECIALISED for c in constants))
+    if constants and all(c in ALREADY_SPECIALISED for c in constants):
+        return False
+    return not _below_two(test)
+
+
+def _below_two(test: ast.Compare) -> bool:
+    """``n < 2`` / ``n >= 2``: Dynamo assumes a dynamic size is at least 2 (0 and 1 are
+    specialised), so the test needs no guard (measured: no recompile on vjepa2's
+    ``num_frames < 2``)."""
+    if len(test.ops) != 1:
+        return False
+    op, right, left = test.ops[0], test.comparators[0], test.left
+    if isinstance(right, ast.Constant) and right.value == 2:
+        return isinstance(op, (ast.Lt, ast.GtE))
+    if isinstance(left, ast.Constant) and left.value == 2:
+        return isinstance(op, (ast.Gt, ast.LtE))
+    return False

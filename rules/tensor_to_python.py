@@ -44,7 +44,7 @@ SIZE_FUNCTIONS = frozenset(
     {"arange", "linspace", "logspace", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "eye", "tril_indices", "triu_indices"}
 )
 SIZE_METHODS = frozenset(
-    {"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full", "narrow", "unflatten", "tile"}
+    {"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full", "narrow", "unflatten", "tile", "as_strided"}
 )
 # .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does
 # not. Model code calls it on ids, sizes and counts: integer unless recognisably floating.
@@ -64,13 +64,17 @@ class TensorToPython(Rule):
     `str()`, `repr()`, `range()` and `math.*` applied to a tensor; `torch.equal`,
     `torch.allclose`, `torch.is_nonzero` (which return Python bools); and the implicit
     `.item()` of a tensor used as a number: a slice bound (`x[:n]`), or a size or bound
-    given to `torch.arange`, `torch.zeros`, `x.view`, `x.new_zeros` and the like.
+    given to `torch.arange`, `torch.zeros`, `x.view`, `x.new_zeros` and the like, including
+    a tensor computed from tensor sizes (`x.view(b, torch.div(x.size(1), w), w)`).
 
     ## Why is this bad?
     The Python value depends on tensor data, which Dynamo does not have while tracing.
     Measured on torch 2.13: `.item()`, `int/float/bool(t)` and tensor slice bounds break
     the graph in the default mode (GB0124), tensor sizes and bounds too (GB0033), but
-    they compile under `fullgraph=True`, which turns on scalar capture; `.tolist()` breaks in the default mode (GB0033) and, for floating
+    they compile under `fullgraph=True`, which turns on scalar capture; a size computed by
+    torch from tensor sizes (`torch.div(x.size(1), w)`) is folded while shapes are static and
+    breaks (GB0033) from the first size change on, once automatic dynamic shapes make it symbolic
+    (`as_strided` with such a size fails under `fullgraph=True` as well); `.tolist()` breaks in the default mode (GB0033) and, for floating
     tensors, under `fullgraph=True` too (GB0109; claimed when the tensor is recognisably
     floating, `.float()`, `.softmax()`, since model code mostly lists ids and sizes); `torch.equal`/`allclose`, `str`, `repr`,
     `range` and `math.*` of a tensor break in both modes. The Python value handed to the
@@ -141,19 +145,44 @@ class TensorToPython(Rule):
         else:
             return False
         # only the size-like arguments: linspace(start, end, steps) reads `steps` as an int,
-        # full(size, fill) takes a tensor fill (measured: no break for tensor start/end/fill)
-        sized = node.args[2:3] if name in ("torch.linspace", "torch.logspace") else node.args[:1] if name == "torch.full" else node.args
+        # full(size, fill) takes a tensor fill (measured: no break for tensor start/end/fill),
+        # as_strided(size, stride) reads both
+        if name in ("torch.linspace", "torch.logspace"):
+            sized = node.args[2:3]
+        elif name == "torch.full" or (isinstance(func, ast.Attribute) and func.attr == "as_strided"):
+            sized = node.args[:1]
+        else:
+            sized = node.args
+        sized = [*sized, *(k.value for k in node.keywords if k.arg == "size")]
         values = [e for a in sized for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
-        # torch.div(seq_len, 2) as a size: a constant while shapes are static (not flagged)
-        if not any(is_data(ctx.kind(v)) and not ctx.kind(v) & Kind.FROM_NUMBERS for v in values):
+        tensors = [_size_tensor_kind(ctx.kind(v)) for v in values]
+        tensors = [kind for kind in tensors if kind is not None]
+        # as_strided checks the size against the storage: a guard on the unbacked value,
+        # which fullgraph=True cannot make either (measured on 2.13)
+        strided = isinstance(func, ast.Attribute) and func.attr == "as_strided"
+        modes, where = (BOTH, "in both modes") if strided else (DEFAULT_ONLY, "unless `fullgraph=True`")
+        if any(not kind & Kind.FROM_NUMBERS for kind in tensors):
+            ctx.report(
+                node,
+                f"{what} is given a tensor where it needs a Python number: an implicit `.item()` that breaks the graph "
+                f"{where} (GB0033); pass sizes from `.shape`, or build the result with a mask",
+                breaks=modes,
+                gb_ids=("GB0033",),
+            )
+        elif any(kind & Kind.FROM_SHAPES for kind in tensors):
+            # torch.div(x.size(1), w) as a size: folded to a constant while the size is static,
+            # data-dependent once it is dynamic (measured on 2.13: no break with one shape,
+            # GB0033 from the first size change on, as automatic dynamic shapes kick in)
+            ctx.report(
+                node,
+                f"{what} is given a tensor computed from a tensor size: once that size is dynamic (the first new "
+                f"size, or `dynamic=True`) reading it back is an implicit `.item()` that breaks the graph {where} "
+                "(GB0033); compute the size with Python arithmetic (`x.size(1) // w`)",
+                breaks=modes,
+                gb_ids=("GB0033",),
+            )
+        else:  # torch.tensor(3) as a size: a constant whatever the shapes
             return False
-        ctx.report(
-            node,
-            f"{what} is given a tensor where it needs a Python number: an implicit `.item()` that breaks the graph "
-            "unless `fullgraph=True` (GB0033); pass sizes from `.shape`, or build the result with a mask",
-            breaks=DEFAULT_ONLY,
-            gb_ids=("GB0033",),
-        )
         return True
 
     def _classify(self, node: ast.Call, ctx: RuleContext) -> tuple[tuple[Mode, ...], tuple[str, ...], str] | None:
@@ -194,6 +223,16 @@ class TensorToPython(Rule):
                         gb_ids=("GB0124",),
                     )
                     return
+
+
+def _size_tensor_kind(kind: Kind) -> Kind | None:
+    """The kind of the tensor in a size argument, if one is there: the value itself, or an
+    element of a size tuple built earlier (``size = (b, n + 1, w)``; ``x.new_zeros(size)``)."""
+    if is_data(kind):
+        return kind
+    if kind & Kind.CONTAINER and kind & Kind.TENSOR and not kind & (Kind.UNKNOWN | Kind.MODULE):
+        return kind & ~(Kind.CONTAINER | Kind.SHAPE | Kind.STATIC)
+    return None
 
 
 def _is_floating_tensor(node: ast.expr, ctx: RuleContext) -> bool:

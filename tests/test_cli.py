@@ -301,6 +301,14 @@ def test_default_excludes(project: Path) -> None:
     assert lint_tree("build/m.py", "src") == {"build/m.py", "src/m.py"}
 
 
+def test_modular_sources_are_skipped_beside_their_generated_file(project: Path) -> None:
+    # transformers' modular_x.py is expanded into modeling_x.py and never imported
+    for name in ("models/a/modular_a.py", "models/a/modeling_a.py", "models/b/modular_b.py"):
+        write(project / name, PRINT_MODULE)
+    assert lint_tree(".") == {"models/a/modeling_a.py", "models/b/modular_b.py"}
+    assert lint_tree("models/a/modular_a.py") == {"models/a/modular_a.py"}
+
+
 def test_exclude_and_extend_exclude(project: Path) -> None:
     for name in ("src/m.py", "src/gen/m.py", "src/gen_old/m.py", "build/m.py", "src/m_pb2.py"):
         write(project / name, PRINT_MODULE)

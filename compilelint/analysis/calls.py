@@ -43,7 +43,7 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         kind = torch_function_kind(name, node)
         values = arg_kinds + [evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords if k.arg != "device"]
         if kind & Kind.TENSOR and values and all(not v & ~(Kind.SHAPE | Kind.STATIC) for v in values):
-            kind |= Kind.FROM_NUMBERS
+            kind |= Kind.FROM_NUMBERS | (Kind.FROM_SHAPES if any(v & Kind.SHAPE for v in values) else Kind.NONE)
         return kind
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
@@ -80,6 +80,8 @@ def torch_function_kind(name: str, node: ast.Call) -> Kind:
         return Kind.MODULE
     if last in K.TORCH_BOOL_FUNCTIONS:
         return Kind.TENSOR | Kind.BOOL
+    if name == f"torch.{last}" and last in K.DATA_SIZED_FUNCTIONS:
+        return Kind.TENSOR | Kind.DATA_SIZED
     return Kind.TENSOR
 
 
@@ -89,10 +91,14 @@ def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Ki
         if first & Kind.UNKNOWN:
             return Kind.UNKNOWN
         if first & Kind.TENSOR and not first & Kind.CONTAINER:
-            return Kind.SHAPE
+            return Kind.SHAPE | (first & Kind.DATA_SIZED)
         return Kind.STATIC
     if name in ("int", "float", "bool", "complex"):
         return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first)
+    if name == "min" and len(args) > 1 and any(K.is_shape(a) for a in args) and not any(a & (Kind.SHAPE | Kind.TENSOR | Kind.DATA_SCALAR) for a in args if not K.is_shape(a)):
+        # a size clamped by a bound (`min(x.shape[2], overlap)`): Dynamo guards `size >= bound`
+        # and the value is the bound from then on, the same for every larger size
+        return Kind.STATIC if any(a & Kind.STATIC for a in args) else Kind.UNKNOWN
     if name in ("min", "max", "sum", "range", "abs", "round", "pow", "divmod", "any", "all"):
         return K.arithmetic(*args) if args else Kind.STATIC
     if name in ("tuple", "list", "reversed", "sorted", "iter", "zip", "enumerate", "dict", "set"):
@@ -128,7 +134,9 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
         return K.element_of(receiver) if method in ("pop", "get", "__getitem__") else Kind.UNKNOWN
     if receiver & Kind.TENSOR:
         kind = _tensor_method_kind(evaluator, method, node)
-        return kind | Kind.FROM_NUMBERS if kind & Kind.TENSOR and receiver & Kind.FROM_NUMBERS else kind
+        if receiver & Kind.DATA_SIZED and (method in K.LENGTH_PRESERVING_METHODS or _first_size(method, node)):
+            kind |= Kind.DATA_SIZED
+        return kind | receiver & (Kind.FROM_NUMBERS | Kind.FROM_SHAPES) if kind & Kind.TENSOR else kind
     if receiver & Kind.MODULE:
         return Kind.UNKNOWN
     if receiver & Kind.DATA_SCALAR:
@@ -149,9 +157,18 @@ def _tensor_method_kind(evaluator: Evaluator, method: str, node: ast.Call) -> Ki
         return Kind.STATIC
     if method in K.TORCH_BOOL_FUNCTIONS:
         return Kind.TENSOR | Kind.BOOL
+    if method in K.DATA_SIZED_FUNCTIONS:
+        return Kind.TENSOR | Kind.DATA_SIZED
     if method in ("to", "type") and any(evaluator.qualname(a) == "torch.bool" for a in node.args):
         return Kind.TENSOR | Kind.BOOL
     return Kind.TENSOR
+
+
+def _first_size(method: str, node: ast.Call) -> bool:
+    """``t.size(0)``, ``t.numel()``: sizes that include the first dimension."""
+    if method in ("numel", "nelement"):
+        return True
+    return method == "size" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0
 
 
 def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
@@ -164,7 +181,7 @@ def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
     receiver = evaluator.kind(node.value)
     attr = node.attr
     if attr == "shape":
-        return Kind.SHAPE
+        return Kind.SHAPE | (receiver & Kind.DATA_SIZED if receiver & Kind.TENSOR else Kind.NONE)
     if attr in K.TENSOR_STATIC_ATTRIBUTES:
         return Kind.STATIC
     if receiver & Kind.UNKNOWN:
@@ -183,7 +200,19 @@ def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
         return Kind.UNKNOWN
     if isinstance(node.slice, ast.Slice):
         return value  # a slice of a container is a container
+    if value & Kind.DATA_SIZED:
+        return K.element_of(value) if _keeps_first_dimension(node.slice, value) else K.element_of(value) & ~Kind.DATA_SIZED
+    if K.is_data(value) and K.is_mask(evaluator.kind(node.slice)):
+        return Kind.TENSOR | Kind.DATA_SIZED  # x[mask]
     return K.element_of(value)
+
+
+def _keeps_first_dimension(index: ast.expr, value: Kind) -> bool:
+    """``hit[:, 0]`` keeps a data-sized tensor's length; ``hit.shape[0]`` is that length."""
+    if value & Kind.TENSOR:
+        first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+        return isinstance(first, ast.Slice) and first.lower is None and first.upper is None
+    return isinstance(index, ast.Constant) and index.value == 0
 
 
 def _imported_root(evaluator: Evaluator, func: ast.expr) -> bool:

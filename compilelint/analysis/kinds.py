@@ -22,8 +22,14 @@ class Kind(enum.IntFlag):
     # refines TENSOR: computed by torch from Python numbers and sizes only
     # (``torch.div(seq_len, w)``): a constant while shapes are static
     FROM_NUMBERS = enum.auto()
+    # refines FROM_NUMBERS: a tensor size took part (``torch.div(x.size(1), w)``), so once
+    # that size is dynamic the tensor holds a symbolic value and reading it back is data-dependent
+    FROM_SHAPES = enum.auto()
     # refines TENSOR: a Python list/tuple/dict of tensors; its truth is its length
     CONTAINER = enum.auto()
+    # refines TENSOR: its first dimension's length depends on data (``nonzero``, ``unique``,
+    # ``x[mask]``); refines SHAPE: that length (``len(t)``, ``t.size(0)``), an unbacked size
+    DATA_SIZED = enum.auto()
 
 
 def is_data(kind: Kind) -> bool:
@@ -84,7 +90,16 @@ def arithmetic(*kinds: Kind) -> Kind:
     for refinement in (Kind.FROM_NUMBERS, Kind.CONTAINER):  # kept when every tensor operand has it
         if tensors and all(kind & refinement for kind in tensors):
             result |= refinement
+    if result & Kind.FROM_NUMBERS and any(kind & (Kind.FROM_SHAPES | Kind.SHAPE) for kind in kinds):
+        result |= Kind.FROM_SHAPES
+    if is_shape(result) and any(is_shape(kind) and kind & Kind.DATA_SIZED for kind in kinds):
+        result |= Kind.DATA_SIZED  # n + 1 of an unbacked n is unbacked
     return result
+
+
+def is_data_sized(kind: Kind) -> bool:
+    """A tensor whose length, or a size whose value, comes from the data (unbacked)."""
+    return bool(kind & Kind.DATA_SIZED) and (is_data(kind) or is_shape(kind))
 
 
 def container_of(kind: Kind) -> Kind:
@@ -232,6 +247,12 @@ NOT_TENSOR_METHODS = frozenset(
 # Tensor methods whose results are not tensors.
 TENSOR_DATA_METHODS = frozenset({"item", "tolist"})
 TENSOR_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "stride", "storage_offset"})
+# output length depends on the data (the first dimension is an unbacked size)
+DATA_SIZED_FUNCTIONS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
+# keep the first dimension of their receiver
+LENGTH_PRESERVING_METHODS = frozenset(
+    {"squeeze", "flatten", "long", "int", "float", "half", "bool", "to", "clone", "contiguous", "detach", "cpu", "cuda", "type_as", "abs", "neg"}
+)
 TENSOR_STATIC_METHODS = frozenset(
     {
         "dim",

@@ -312,13 +312,15 @@ def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
 
 def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:
     """An annotation says more than the callers' join, except that ``bool``/``int`` cannot
-    say whether the value came from tensor data (``is_global_attn: bool`` from ``.item()``)."""
+    say whether the value came from tensor data (``is_global_attn: bool`` from ``.item()``),
+    nor hide the tensors callers pass (``paddings: tuple[int, int]`` given a buffer: Dynamo
+    sees the tensor)."""
     passed = state.params.get(arg.arg)
     declared = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
     if declared == Kind.UNKNOWN:
         return passed if passed is not None else unbound_parameter_kind(state.info.node, arg)
     if passed is not None and declared & Kind.STATIC and not declared & Kind.TENSOR:
-        if passed & (Kind.DATA_SCALAR | Kind.SHAPE) and not passed & (Kind.TENSOR | Kind.UNKNOWN):
+        if passed & (Kind.DATA_SCALAR | Kind.SHAPE | Kind.TENSOR) and not passed & Kind.UNKNOWN:
             return passed
     return declared
 
