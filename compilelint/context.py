@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from compilelint.analysis.call_conditions import Condition, describe
 from compilelint.analysis.calls import builtin_name
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.kinds import Kind
@@ -108,7 +109,8 @@ class RuleContext:
         """Like ``truth_tested``, with the operands that short-circuit before each part.
 
         In ``self.training and p < 0.1`` the comparison runs only when ``self.training``
-        is true: ``(p < 0.1, (self.training,))``.
+        is true: ``(p < 0.1, (self.training,))``; in ``w > t or h > t`` the second test runs
+        only when the first is false: ``(h > t, (not w > t,))``.
         """
         yield from self._guarded(expr, ())
 
@@ -120,11 +122,25 @@ class RuleContext:
             seen: tuple[ast.expr, ...] = ()
             for value in operands:
                 yield from self._guarded(value, guards + seen)
-                seen += (value,)
+                held = value if isinstance(expr.op, ast.And) else ast.UnaryOp(op=ast.Not(), operand=value)
+                seen += (held,)
         elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             yield from self._guarded(expr.operand, guards)
         else:
             yield expr, guards
+
+    def entry_conditions(self) -> tuple[Condition, ...]:
+        """What holds whenever this function runs in the region: the tests every call site
+        shares (``if self.use_tiling and w > tile: self.tiled_encode(x)``)."""
+        if self.analysis is None or self.function is None:
+            return ()
+        state = self.analysis.states.get(id(self.function))
+        return state.entry_conditions if state is not None else ()
+
+    def reached_when(self) -> str:
+        """A message clause naming the entry conditions, or ``""``."""
+        conditions = self.entry_conditions()
+        return f" (reached only when {describe(conditions)})" if conditions else ""
 
     @staticmethod
     def conditions(guards: tuple[ast.expr, ...]) -> tuple[tuple[str, ...], str]:

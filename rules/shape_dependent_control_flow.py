@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from compilelint.analysis.call_conditions import pins_a_size_to_one
 from compilelint.analysis.kinds import Kind, is_shape
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -77,12 +78,15 @@ class ShapeDependentControlFlow(Rule):
     nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if pins_a_size_to_one(ctx.entry_conditions()):
+            return  # every caller is on the one-step path (`seq_len == 1`): sizes there are 1
+        reached = ctx.reached_when()
         if isinstance(node, (ast.For, ast.comprehension)):
             if _loops_over_a_size(node.iter, ctx) and not _counts_a_config_fixes(node.target, node.iter):
-                ctx.report(node.iter, f"{UNROLLED}")
+                ctx.report(node.iter, UNROLLED.replace(":", f"{reached}:", 1))
         elif isinstance(node, ast.While):
             if _backed_size(ctx.kind(node.test)):
-                ctx.report(node.test, "`while` on a tensor size: Dynamo unrolls it and recompiles for each new trip count")
+                ctx.report(node.test, f"`while` on a tensor size{reached}: Dynamo unrolls it and recompiles for each new trip count")
         elif isinstance(node, (ast.If, ast.IfExp)) and ctx.static_value(node.test) is None:
             if isinstance(node, ast.If) and (_raises(node.body) or _raises(node.orelse)):
                 return  # a size check: the side that would recompile raises instead
@@ -91,7 +95,7 @@ class ShapeDependentControlFlow(Rule):
                     only_when, when = ctx.conditions(guards)
                     ctx.report(
                         part,
-                        f"branch on a tensor size{when}: Dynamo guards on it, and each input on the other side "
+                        f"branch on a tensor size{when}{reached}: Dynamo guards on it, and each input on the other side "
                         "of the test recompiles; use `torch._dynamo.mark_dynamic` or bucket the sizes",
                         only_when=only_when,
                     )

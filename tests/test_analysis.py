@@ -86,3 +86,38 @@ def test_branches_dynamo_never_enters_are_skipped(source: str) -> None:
         f"class M(torch.nn.Module):\n  def forward(self, x):\n    {source}\n    return x\n"
     )
     assert lint_source(module, "m.py").findings == ()
+
+
+ENTRY_CONDITIONS = """
+import torch
+from torch import nn
+
+def helper(x):
+    return x * 2
+
+def tile(x):
+    return helper(x)
+
+def both(x):
+    return x
+
+class Net(nn.Module):
+    def forward(self, x):
+        if self.use_tiling and x.shape[-1] > 8:
+            y = tile(x)
+        else:
+            y = x if x.shape[1] == 1 else both(x)
+        return both(y)
+"""
+
+
+def test_entry_conditions_are_what_every_call_site_shares() -> None:
+    analysis = RegionAnalysis(build_index(ast.parse(ENTRY_CONDITIONS), find_compile_calls=True))
+    analysis.run()
+    found = {
+        state.info.qualname: [c.source() for c in state.entry_conditions] for state in analysis.regions()
+    }
+    assert found["tile"] == ["self.use_tiling and x.shape[-1] > 8"]
+    assert found["helper"] == ["self.use_tiling and x.shape[-1] > 8"]  # its caller's, inherited
+    assert found["both"] == []  # one call site is unconditional
+    assert found["Net.forward"] == []

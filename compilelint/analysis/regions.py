@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
 from compilelint.analysis.class_attributes import attribute_class, attribute_kind, element_class
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
@@ -50,6 +51,9 @@ class FunctionState:
     incoming: dict[int, dict[str, Kind]] = field(default_factory=dict)  # id(call) -> kinds passed
     params_from_calls: bool = False
     passes: int = 0
+    # id(call) -> (id of the caller's FunctionInfo, the tests around the call in the caller)
+    call_sites: dict[int, tuple[int, tuple[Condition, ...]]] = field(default_factory=dict)
+    entry_conditions: tuple[Condition, ...] = ()  # what every way into the function shares
 
 
 class RegionAnalysis:
@@ -62,6 +66,7 @@ class RegionAnalysis:
         self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
         self.external_calls: dict[tuple[str, tuple[str, ...]], ExternalCall] = {}
         self._worklist: deque[FunctionState] = deque()
+        self._parents: dict[int, dict[int, ast.AST]] = {}  # id(function node) -> parent map
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls: compiled here too."""
@@ -104,6 +109,33 @@ class RegionAnalysis:
             if (state.returns, state.return_elements) != before:
                 for caller in state.callers:
                     self._enqueue(self.states[caller])
+        self._settle_entry_conditions()
+
+    def _settle_entry_conditions(self) -> None:
+        """Conditions shared by every call site, the caller's own added; roots and
+        functions another file calls have none. Iterated to a fixed point (they shrink)."""
+        for _ in range(len(self.order) + 1):
+            changed = False
+            for state in self.order:
+                if state.root or ENTRY in state.incoming or not state.call_sites:
+                    continue
+                sites = []
+                for caller_id, conditions in state.call_sites.values():
+                    caller = self.states.get(caller_id)
+                    inherited = caller.entry_conditions if caller is not None and caller is not state else ()
+                    sites.append(inherited + conditions)
+                settled = shared(sites)
+                if [c.key() for c in settled] != [c.key() for c in state.entry_conditions]:
+                    state.entry_conditions = settled
+                    changed = True
+            if not changed:
+                return
+
+    def conditions_around(self, call: ast.Call, function: FunctionNode) -> tuple[Condition, ...]:
+        parents = self._parents.get(id(function))
+        if parents is None:
+            parents = self._parents[id(function)] = parent_map(function)
+        return enclosing_conditions(call, parents)
 
     def _add(self, info: FunctionInfo, chain: tuple[str, ...], root: bool) -> FunctionState:
         state = self.states.get(id(info))
@@ -266,6 +298,7 @@ class FunctionScope:
         if state is None:
             state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
         state.callers.add(id(self.state.info))
+        state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
         # Each call site's latest contribution replaces its earlier one, so kinds guessed
         # before a caller was analysed (a root's heuristics) do not stick.
         state.incoming[id(call)] = bind_arguments(callee.node, call, bound, evaluator.cache)
