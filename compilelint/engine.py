@@ -15,7 +15,7 @@ from compilelint.config import DEFAULT_SETTINGS, Settings
 from compilelint.context import RawFinding, RuleContext
 from compilelint.dispatch import Dispatcher, RuleFailure
 from compilelint.files import SourceError, decode_source, discover, read_source
-from compilelint.findings import FileResult, Finding
+from compilelint.findings import FileResult, Finding, Mode
 from compilelint.positions import LineIndex
 from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
@@ -76,12 +76,32 @@ def _kept_findings(
     raw: list[RawFinding], failures: list[RuleFailure], path: str, lines: LineIndex, settings: Settings
 ) -> tuple[Finding, ...]:
     """Positions in characters, ``# noqa`` applied, CL999 kept only when selected."""
-    findings = [_finalise(r, path, lines) for r in raw]
+    findings = _without_loops_that_break([_finalise(r, path, lines) for r in raw])
     findings += [_failure_finding(f, path, lines) for f in failures]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
     kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
     kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
     return tuple(sorted(set(kept), key=lambda f: f.sort_key))
+
+
+def _without_loops_that_break(findings: list[Finding]) -> list[Finding]:
+    """A loop whose body breaks the graph is not unrolled: Dynamo gives up on the frame
+    ("graph break in loop", GB7000) and runs it eagerly, so no size guard comes from it
+    (measured on diffusers' framepack and transformers' lightglue and sam3 loops). The
+    break, reported by its own rule, is the hazard; the CL201 loop finding goes."""
+    breaks = [f for f in findings if f.code.startswith("CL1") and Mode.DEFAULT in f.breaks]
+    if not breaks:
+        return findings
+    return [
+        f
+        for f in findings
+        if not (
+            f.code == "CL201"
+            and not f.message.startswith("branch")
+            and f.line == f.statement_lines[0]  # the loop's own header, not a comprehension inside a longer statement
+            and any(f.statement_lines[0] < b.line <= f.statement_lines[1] for b in breaks)
+        )
+    ]
 
 
 def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) -> tuple[ExternalCall, ...]:

@@ -73,7 +73,7 @@ class AttributeMutation(Rule):
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if _state_name(target, ctx) and any(_same(target, n) for n in ast.walk(node.value)):
-                if not _converted_in_place(target, node.value):
+                if not _converted_in_place(target, node.value) and not _written_earlier(target, node, ctx):
                     self._check_target(target, node, ctx)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
@@ -136,6 +136,21 @@ def _converted_in_place(target: ast.expr, value: ast.expr) -> bool:
         and isinstance(value.func, ast.Attribute)
         and value.func.attr in CONVERSIONS
         and _same(target, value.func.value)
+    )
+
+
+def _written_earlier(target: ast.expr, node: ast.stmt, ctx: RuleContext) -> bool:
+    """``self.t = zeros(...)`` earlier in the same function: the update reads this call's
+    value, never the previous call's, so Dynamo has nothing to guard on (measured on
+    timm's AsymmetricLossSingleLabel: one graph for every call)."""
+    if ctx.function is None:
+        return False
+    return any(
+        isinstance(other, ast.Assign)
+        and other.lineno < node.lineno
+        and any(_same(target, t) for t in other.targets)
+        and not any(_same(target, n) for n in ast.walk(other.value))
+        for other in ast.walk(ctx.function.node)
     )
 
 

@@ -82,7 +82,11 @@ class ShapeDependentControlFlow(Rule):
             return  # every caller is on the one-step path (`seq_len == 1`): sizes there are 1
         reached = ctx.reached_when()
         if isinstance(node, (ast.For, ast.comprehension)):
-            if _loops_over_a_size(node.iter, ctx) and not _counts_a_config_fixes(node.target, node.iter):
+            if (
+                _loops_over_a_size(node.iter, ctx)
+                and not _counts_a_config_fixes(node.target, node.iter)
+                and not _bound_checked_against_config(node.iter, ctx)
+            ):
                 ctx.report(node.iter, UNROLLED.replace(":", f"{reached}:", 1))
         elif isinstance(node, ast.While):
             if _backed_size(ctx.kind(node.test)):
@@ -114,7 +118,7 @@ def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:
 
 
 # Counts a model's config fixes: a loop or a test over them never sees a new value.
-CONFIG_COUNTS = re.compile(r"codebook|quantizer|level|lvl|layer|head|expert|stage|ndim|axes|pos_dims|vocab", re.IGNORECASE)
+CONFIG_COUNTS = re.compile(r"codebook|quantizer|level|lvl|layer|head|expert|stage|ndim|axes|pos_dims|vocab|channel", re.IGNORECASE)
 
 
 def _counts_a_config_fixes(*nodes: ast.expr) -> bool:
@@ -133,6 +137,22 @@ def _counts_a_config_fixes(*nodes: ast.expr) -> bool:
             parts = [node]
         named += [p.id if isinstance(p, ast.Name) else p.attr for p in parts if isinstance(p, (ast.Name, ast.Attribute))]
     return any(CONFIG_COUNTS.search(name) for name in named)
+
+
+def _bound_checked_against_config(iterable: ast.expr, ctx: RuleContext) -> bool:
+    """``if num_images != self.config.num_images: raise ...`` before ``range(num_images)``:
+    the check pins the trip count to the config's value (measured on transformers' ViLT)."""
+    if not (isinstance(iterable, ast.Call) and iterable.args and ctx.function is not None):
+        return False
+    bounds = {a.id for a in iterable.args if isinstance(a, ast.Name)}
+    for node in ast.walk(ctx.function.node):
+        if not isinstance(node, ast.If) or node.lineno >= iterable.lineno or not _raises(node.body):
+            continue
+        test = node.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq):
+            if any(isinstance(o, ast.Name) and o.id in bounds for o in (test.left, *test.comparators)):
+                return True
+    return False
 
 
 def _raises(body: list[ast.stmt]) -> bool:
@@ -185,7 +205,8 @@ def _guards_a_size(test: ast.expr, ctx: RuleContext) -> bool:
     # guard Dynamo installs holds for every ordinary input (measured: no recompile)
     if all(is_shape(ctx.kind(o)) for o in operands):
         return False
-    if any(_capacity(o) for o in operands) or _counts_a_config_fixes(*operands):
+    names_in_operands = [n for o in operands for n in ast.walk(o) if isinstance(n, (ast.Name, ast.Attribute))]
+    if any(_capacity(o) for o in operands) or _counts_a_config_fixes(*names_in_operands):
         return False
     constants = [o.value for o in operands if isinstance(o, ast.Constant)]
     if constants and all(c in ALREADY_SPECIALISED for c in constants):

@@ -80,3 +80,23 @@ def test_a_crashing_rule_becomes_cl999_and_other_findings_survive(monkeypatch: p
 def test_deeply_nested_code_does_not_crash_the_run() -> None:
     deep = "import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
     assert [f.code for f in lint_source(deep, "deep.py").findings] in (["CL900"], [])
+
+
+LOOPS = """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def forward(self, x):
+        for i in range(x.size(0)):
+            x = x + x[i].sum().item()
+        for i in range(x.size(1)):
+            x = x + i
+        return x
+"""
+
+
+def test_a_loop_whose_body_breaks_the_graph_is_not_reported_as_unrolled() -> None:
+    # Dynamo skips the frame on a graph break in a loop: the break is the hazard (CL105)
+    found = [(f.line, f.code) for f in lint_source(LOOPS, "m.py").findings]
+    assert found == [(8, "CL105"), (9, "CL201")]
