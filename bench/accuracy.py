@@ -10,11 +10,17 @@ and with fullgraph=True, with eager line coverage). The static side is compileli
 every file of each library package, cross-file, exactly as a user would run it.
 
 - precision = findings on executed lines that Dynamo confirms / findings on executed lines
-  (graph-break rules CL1xx; a finding is confirmed when a default-mode break or the
-  fullgraph error of a model that executed it lies in its statement);
-- recall = Dynamo break sites in library code covered by a finding / break sites, over
-  the categories the rules cover (GB7000 "graph break in loop" unwrapped to its cause);
-  breaks of other categories are counted by gb_type: candidates for new rules.
+  (graph-break rules CL1xx; a finding is confirmed when a default-mode break, a break
+  under dynamic=True, or the fullgraph error of a model that executed it lies in its
+  statement). A finding on a line Dynamo never traced in a model that broke earlier is
+  "not judged" (shadowed): the zoo records the lines Dynamo's interpreter reached;
+- recall = Dynamo break sites in library code (default mode and fullgraph=True) covered
+  by a finding / break sites, over the categories the rules cover (GB7000 "graph break in
+  loop" unwrapped to its cause); breaks of other categories are counted by gb_type:
+  candidates for new rules. Sites that break only under dynamic=True (every input size
+  symbolic, where a model ends up once its sizes vary) get their own recall line;
+- CL2xx: confirmed when a guard their statement installed failed in a recompile, or a
+  symbolic shape guard came from it (default mode, or dynamic=True).
 
 Prints a table and writes bench/results/accuracy.json and accuracy.md.
 """
@@ -95,10 +101,10 @@ def relative(path: str, roots: dict[str, str]) -> str | None:
     return None
 
 
-def break_sites(zoo: dict[str, Any]) -> dict[tuple[str, int], Site]:
+def break_sites(zoo: dict[str, Any], modes: tuple[str, ...] = ("default", "fullgraph")) -> dict[tuple[str, int], Site]:
     sites: dict[tuple[str, int], Site] = {}
     for model in zoo["models"]:
-        for mode in ("default", "fullgraph"):
+        for mode in modes:
             record = model.get(mode) or {}
             events = list(record.get("breaks") or [])
             error = record.get("error_site") or _fullgraph_site(record)
@@ -158,8 +164,9 @@ def recompile_sites(zoo: dict[str, Any]) -> set[tuple[str, int]]:
     shapes went dynamic (a real specialization, even where no later input failed it)."""
     found: set[tuple[str, int]] = set()
     for model in zoo["models"]:
-        for path, line in (model.get("default") or {}).get("shape_guard_sites") or []:
-            found.add((path, int(line)))
+        for mode in ("default", "dynamic"):
+            for path, line in (model.get(mode) or {}).get("shape_guard_sites") or []:
+                found.add((path, int(line)))
         recompiles = (model.get("default") or {}).get("recompiles") or {}
         for event in recompiles.get("events") or []:
             for reason in event.get("reasons") or []:
@@ -202,6 +209,29 @@ def executed_lines(zoo: dict[str, Any], fullgraph_clean_only: bool = False) -> d
     return lines
 
 
+def traced_only_after_breaks(zoo: dict[str, Any]) -> dict[str, set[int]]:
+    """Lines some model executed eagerly but Dynamo never traced, in a model that broke
+    earlier: a hazard there is shadowed (Dynamo ran that code outside any graph).
+    Empty for zoo results recorded before traced lines were."""
+    shadowed: dict[str, set[int]] = collections.defaultdict(set)
+    judged: dict[str, set[int]] = collections.defaultdict(set)
+    for model in zoo["models"]:
+        records = [model.get(mode) or {} for mode in ("default", "dynamic")]
+        if not any("traced_lines" in record for record in records):
+            continue
+        traced: dict[str, set[int]] = collections.defaultdict(set)
+        for record in records:
+            for per_path in (record.get("traced_lines") or {}).values():
+                for path, numbers in per_path.items():
+                    traced[path].update(numbers)
+        broke = any(record.get("breaks") for record in records)
+        for path, numbers in (model.get("coverage") or {}).items():
+            for line in numbers:
+                (shadowed if broke and line not in traced[path] else judged)[path].add(line)
+    # a line some model traced is judged, whatever the others did
+    return {path: lines - judged.get(path, set()) for path, lines in shadowed.items()}
+
+
 def _evaluable(finding: Finding, path: str, executed: dict[str, set[int]], fullgraph_ok: dict[str, set[int]]) -> str:
     """"yes", or why the runs cannot judge the finding."""
     if finding.line not in executed.get(path, ()):
@@ -233,16 +263,18 @@ def lint_libraries(roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], fl
 
 def evaluate(zoo: dict[str, Any], findings: list[tuple[str, Finding]]) -> dict[str, Any]:
     sites = break_sites(zoo)
+    dynamic_sites = {k: s for k, s in break_sites(zoo, ("dynamic",)).items() if k not in sites}
+    shadowed = traced_only_after_breaks(zoo)
     recompile_lines = recompile_sites(zoo)
     executed = executed_lines(zoo)
     fullgraph_ok = executed_lines(zoo, fullgraph_clean_only=True)
     per_rule: dict[str, dict[str, Any]] = collections.defaultdict(
-        lambda: {"executed": 0, "confirmed": 0, "fp": [], "unjudged": collections.Counter()}
+        lambda: {"executed": 0, "confirmed": 0, "fp": [], "shadowed": [], "unjudged": collections.Counter()}
     )
     covered_sites: set[tuple[str, int]] = set()
     for path, finding in findings:
         span = range(finding.statement_lines[0], finding.statement_lines[1] + 1)
-        hits = [key for key in sites if key[0] == path and key[1] in span]
+        hits = [key for key in (*sites, *dynamic_sites) if key[0] == path and key[1] in span]
         covered_sites.update(hits)
         if finding.code.startswith("CL2"):
             _judge_recompile(finding, path, executed, recompile_lines, per_rule[finding.code])
@@ -255,12 +287,18 @@ def evaluate(zoo: dict[str, Any], findings: list[tuple[str, Finding]]) -> dict[s
             if verdict != "not executed":
                 stats["unjudged"][verdict] += 1
             continue
+        if not hits and all(line in shadowed.get(path, ()) for line in span if line in executed.get(path, ())):
+            stats["unjudged"]["shadowed by an earlier break"] += 1
+            stats["shadowed"].append(f"{path}:{finding.line} {finding.code}")
+            continue
         stats["executed"] += 1
         if hits:
             stats["confirmed"] += 1
         else:
             stats["fp"].append(f"{path}:{finding.line} {finding.code} {finding.message[:80]}")
     in_scope = {k: s for k, s in sites.items() if s.gb_id in COVERED_GB_IDS}
+    dynamic_in_scope = {k: s for k, s in dynamic_sites.items() if s.gb_id in COVERED_GB_IDS}
+    dynamic_misses = [s for k, s in sorted(dynamic_in_scope.items()) if k not in covered_sites]
     other = collections.Counter(f"{s.gb_id} {s.gb_type}" for s in sites.values() if s.gb_id not in COVERED_GB_IDS)
     misses = [s for k, s in sorted(in_scope.items()) if k not in covered_sites]
     graph_break_rules = [s for code, s in per_rule.items() if code.startswith("CL1")]
@@ -283,6 +321,15 @@ def evaluate(zoo: dict[str, Any], findings: list[tuple[str, Finding]]) -> dict[s
         "break_sites_covered": len(in_scope) - len(misses),
         "recall": _ratio(len(in_scope) - len(misses), len(in_scope)),
         "misses": [f"{s.path}:{s.line} {s.gb_id} {s.gb_type} ({', '.join(sorted(s.models))})" for s in misses],
+        "dynamic_only_sites_in_scope": len(dynamic_in_scope),
+        "dynamic_only_sites_covered": len(dynamic_in_scope) - len(dynamic_misses),
+        "dynamic_only_recall": _ratio(len(dynamic_in_scope) - len(dynamic_misses), len(dynamic_in_scope)),
+        "dynamic_only_misses": [
+            f"{s.path}:{s.line} {s.gb_id} {s.gb_type} ({', '.join(sorted(s.models))})" for s in dynamic_misses
+        ],
+        "dynamic_only_other_categories": dict(
+            collections.Counter(f"{s.gb_id} {s.gb_type}" for s in dynamic_sites.values() if s.gb_id not in COVERED_GB_IDS)
+        ),
         "other_categories": dict(other.most_common()),
     }
 
@@ -312,6 +359,9 @@ def render(name: str, report: dict[str, Any], cpu: float) -> str:
         f"recall: {report['break_sites_covered']} of {report['break_sites_in_scope']} break sites in covered "
         f"categories = **{report['recall']}**",
         "",
+        f"recall on sites that break only under dynamic=True: {report['dynamic_only_sites_covered']} of "
+        f"{report['dynamic_only_sites_in_scope']} = **{report['dynamic_only_recall']}**",
+        "",
         "not judged (the runs could not have confirmed them): "
         + (", ".join(f"{code} {dict(stats['unjudged'])}" for code, stats in report["per_rule"].items() if stats["unjudged"]) or "none"),
         "",
@@ -321,11 +371,20 @@ def render(name: str, report: dict[str, Any], cpu: float) -> str:
         "recompile findings (CL2xx) on executed lines whose guard never failed in these runs:",
         *[f"- {fp}" for code, stats in report["per_rule"].items() if code.startswith("CL2") for fp in stats["fp"]],
         "",
+        "shadowed (executed, never traced by Dynamo after an earlier break; not judged):",
+        *[f"- {line}" for stats in report["per_rule"].values() for line in stats["shadowed"]],
+        "",
         "misses:",
         *[f"- {miss}" for miss in report["misses"]],
         "",
+        "misses among sites that break only under dynamic=True:",
+        *[f"- {miss}" for miss in report["dynamic_only_misses"]],
+        "",
         "break sites in other categories (candidates for new rules):",
         *[f"- {gb}: {n}" for gb, n in report["other_categories"].items()],
+        "",
+        "dynamic=True only, other categories:",
+        *[f"- {gb}: {n}" for gb, n in report["dynamic_only_other_categories"].items()],
         "",
     ]
     return "\n".join(lines)

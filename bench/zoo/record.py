@@ -176,6 +176,9 @@ class DynamoRecorder:
         self.variant: int | None = None
         self.limit_hits: list[dict[str, Any]] = []
         self.shape_guards: set[tuple[str, int]] = set()
+        # (path, line) Dynamo's bytecode interpreter reached: a line executed eagerly but
+        # not here ran outside any graph (a frame skipped after an earlier break)
+        self.traced: set[tuple[int | None, str, int]] = set()
         self._seen: dict[int, Any] = {}  # id(exc) -> exc (kept alive so ids stay unique)
         self._orig: list[tuple[Any, str, Any]] = []
         self.hook_problems: list[str] = []
@@ -202,6 +205,25 @@ class DynamoRecorder:
 
             base.log_graph_break = log_graph_break
             self._orig.append((base, "log_graph_break", orig))
+
+        if base is None or not hasattr(base, "starts_line"):
+            self.hook_problems.append("InstructionTranslatorBase.starts_line not found")
+        else:
+            orig_starts_line = base.starts_line
+            rec = self
+            root = self.lib_root
+
+            def starts_line(tx, lineno, *a, **kw):  # type: ignore[no-untyped-def]
+                try:
+                    filename = tx.f_code.co_filename
+                    if filename.startswith(root):
+                        rec.traced.add((rec.variant, filename, lineno))
+                except Exception:  # noqa: BLE001 - never disturb Dynamo
+                    pass
+                return orig_starts_line(tx, lineno, *a, **kw)
+
+            base.starts_line = starts_line
+            self._orig.append((base, "starts_line", orig_starts_line))
 
         fn = getattr(cf, "get_and_maybe_log_recompilation_reasons", None)
         if fn is None:
@@ -267,8 +289,31 @@ class DynamoRecorder:
                 except Exception:  # noqa: BLE001
                     pass
 
+        # ShapeEnv's "[guard added]" lines name the user line of every shape guard as it is
+        # made, specializations included ("eval Eq(s27, 6) [guard added] for i in
+        # range(x.size(1)):  # x.py:7 in f"): a size pinned to a constant no longer shows
+        # in the guard dump above (it becomes part of the tensor's static size check)
+        class _ShapeEnvHandler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                try:
+                    message = record.getMessage()
+                    if "[guard added]" not in message:
+                        return
+                    for path, number in _GUARD_SOURCE.findall(message.split("[guard added]", 1)[1]):
+                        rel = _rel_guard_path(path, rec.lib_root)
+                        if rel is not None:
+                            rec.shape_guards.add((rel, int(number)))
+                except Exception:  # noqa: BLE001
+                    pass
+
         torch_logging = __import__("torch._logging", fromlist=["set_logs"])
-        torch_logging.set_logs(guards=True)
+        torch_logging.set_logs(guards=True, dynamic=logging.INFO)
+        self._shape_env_logger = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+        for handler in list(self._shape_env_logger.handlers):  # torch's stderr printer: thousands of lines
+            self._shape_env_logger.removeHandler(handler)
+        self._shape_env_handler = _ShapeEnvHandler(level=logging.INFO)
+        self._shape_env_logger.addHandler(self._shape_env_handler)
+        self._shape_env_logger.propagate = False
         self._guard_logger = logging.getLogger("torch._dynamo.guards.__guards")
         self._guard_handler = _GuardHandler(level=logging.DEBUG)
         self._guard_logger.addHandler(self._guard_handler)
@@ -284,12 +329,16 @@ class DynamoRecorder:
         if getattr(self, "_guard_handler", None) is not None:
             self._guard_logger.removeHandler(self._guard_handler)
             self._guard_handler = None
+        if getattr(self, "_shape_env_handler", None) is not None:
+            self._shape_env_logger.removeHandler(self._shape_env_handler)
+            self._shape_env_handler = None
 
     def reset(self) -> None:
         self.breaks = []
         self.recompiles = []
         self.limit_hits = []
         self.shape_guards: set[tuple[str, int]] = set()
+        self.traced = set()
 
     # -- callbacks
     def _on_break(self, tx: Any, code_options: Any, reason: str, exc: Any) -> None:
@@ -457,14 +506,14 @@ def _dynamo_reset() -> None:
 
 # --------------------------------------------------------------------------- phases
 def run_compiled(
-    model: Any, case: ModelCase, rec: DynamoRecorder, fullgraph: bool, variants: list[int]
+    model: Any, case: ModelCase, rec: DynamoRecorder, fullgraph: bool, variants: list[int], dynamic: bool | None = None
 ) -> dict[str, Any]:
     import torch
 
     _dynamo_reset()
     rec.reset()
-    out: dict[str, Any] = {"fullgraph": fullgraph, "variants": [], "error": None}
-    compiled = torch.compile(model, backend="eager", fullgraph=fullgraph)
+    out: dict[str, Any] = {"fullgraph": fullgraph, "dynamic": dynamic, "variants": [], "error": None}
+    compiled = torch.compile(model, backend="eager", fullgraph=fullgraph, dynamic=dynamic)
     t_all = time.perf_counter()
     for v in variants:
         rec.variant = v
@@ -502,6 +551,11 @@ def run_compiled(
     }
     out["counters"] = _counters()
     out["shape_guard_sites"] = sorted([list(site) for site in rec.shape_guards])
+    # per variant: claims about dynamic shapes can only be judged from the second one on
+    traced: dict[str, dict[str, list[int]]] = {}
+    for variant, path, line in rec.traced:
+        traced.setdefault(str(variant), {}).setdefault(_rel(path, rec.lib_root) or path, []).append(line)
+    out["traced_lines"] = {v: {p: sorted(ls) for p, ls in sorted(paths.items())} for v, paths in sorted(traced.items())}
     return out
 
 
@@ -600,7 +654,11 @@ def record(library: str, name: str, modes: list[str], variants: list[int], cover
                 model.eval()
                 fg = mode == "fullgraph"
                 vs = (fullgraph_variants or variants) if fg else variants
-                out[mode] = run_compiled(model, case, rec, fullgraph=fg, variants=vs)
+                # "dynamic": the default mode with every input size symbolic from the first
+                # call, where a model ends up once its sizes vary (automatic dynamic shapes
+                # reaches it frame by frame, after a recompile each)
+                dynamic = True if mode == "dynamic" else None
+                out[mode] = run_compiled(model, case, rec, fullgraph=fg, variants=vs, dynamic=dynamic)
             except Exception as e:  # noqa: BLE001 - e.g. torch.compile itself failing
                 out[mode] = {"error": _err(e, lib_root), "breaks": [], "variants": [], "crashed": True}
     finally:
@@ -617,7 +675,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", help="case name")
     ap.add_argument("--list", action="store_true", help="print the case names (JSON) and exit")
     ap.add_argument("--out", help="write the JSON record here (default: stdout)")
-    ap.add_argument("--modes", default="default,fullgraph")
+    ap.add_argument("--modes", default="default,fullgraph,dynamic",
+                    help="default, fullgraph (fullgraph=True) and dynamic (dynamic=True)")
     ap.add_argument("--variants", default="0,1,2", help="input variants for eager and default mode")
     ap.add_argument("--fullgraph-variants", default="0",
                     help="input variants for fullgraph=True (default 0: the first compile decides; "

@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="also run the extended cases (about twice the time)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0, help="per-case limit, seconds")
-    ap.add_argument("--modes", default="default,fullgraph")
+    ap.add_argument("--modes", default="default,fullgraph,dynamic")
     ap.add_argument("--variants", default="0,1,2")
     ap.add_argument("--fullgraph-variants", default="0",
                     help="variants run under fullgraph=True (0,1,2 also probes dynamic shapes; ~25%% slower)")
