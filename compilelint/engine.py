@@ -97,7 +97,7 @@ def _without_loops_that_break(findings: list[Finding]) -> list[Finding]:
         for f in findings
         if not (
             f.code == "CL201"
-            and not f.message.startswith("branch")
+            and f.message.startswith(("loop over", "`while`"))  # CL201's loop findings, not its branches
             and f.line == f.statement_lines[0]  # the loop's own header, not a comprehension inside a longer statement
             and any(f.statement_lines[0] < b.line <= f.statement_lines[1] for b in breaks)
         )

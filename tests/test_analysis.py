@@ -101,12 +101,19 @@ def tile(x):
 def both(x):
     return x
 
+def tiled_decode(x):
+    return x
+
 class Net(nn.Module):
     def forward(self, x):
         if self.use_tiling and x.shape[-1] > 8:
             y = tile(x)
         else:
             y = x if x.shape[1] == 1 else both(x)
+        if self.use_tiling and (x.shape[-1] > 8 or x.shape[-2] > 8):
+            y = tiled_decode(y)
+        if self.use_tiling and (x.shape[-2] > 8 or x.shape[-1] > 8):
+            y = tiled_decode(y)
         return both(y)
 """
 
@@ -117,7 +124,8 @@ def test_entry_conditions_are_what_every_call_site_shares() -> None:
     found = {
         state.info.qualname: [c.source() for c in state.entry_conditions] for state in analysis.regions()
     }
-    assert found["tile"] == ["self.use_tiling and x.shape[-1] > 8"]
-    assert found["helper"] == ["self.use_tiling and x.shape[-1] > 8"]  # its caller's, inherited
+    assert found["tile"] == ["self.use_tiling", "x.shape[-1] > 8"]
+    assert found["helper"] == ["self.use_tiling", "x.shape[-1] > 8"]  # its caller's, inherited
+    assert found["tiled_decode"] == ["self.use_tiling"]  # the size tests are written two ways
     assert found["both"] == []  # one call site is unconditional
     assert found["Net.forward"] == []

@@ -46,7 +46,12 @@ def enclosing_conditions(call: ast.AST, parents: dict[int, ast.AST]) -> tuple[Co
     while parent is not None and not isinstance(parent, STOP):
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             body = parent.body if isinstance(parent.body, list) else [parent.body]
-            found.append(Condition(parent.test, negated=not any(child is node for node in body)))
+            if any(child is node for node in body):
+                # conjunct by conjunct, so `a and (h > t or w > t)` and `a and (w > t or h > t)`
+                # at two call sites still share `a`
+                found.extend(Condition(part) for part in reversed(_conjuncts(parent.test)))
+            else:
+                found.append(Condition(parent.test, negated=True))
         elif isinstance(parent, ast.BoolOp) and child in parent.values:
             for earlier in parent.values[: parent.values.index(child)]:
                 found.append(Condition(earlier, negated=isinstance(parent.op, ast.Or)))
