@@ -155,8 +155,8 @@ class TensorToPython(Rule):
             sized = node.args
         sized = [*sized, *(k.value for k in node.keywords if k.arg == "size")]
         values = [e for a in sized for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])]
-        tensors = [_size_tensor_kind(ctx.kind(v)) for v in values]
-        tensors = [kind for kind in tensors if kind is not None]
+        found = (_size_tensor_kind(ctx.kind(v)) for v in values)
+        tensors = [kind for kind in found if kind is not None]
         # as_strided checks the size against the storage: a guard on the unbacked value,
         # which fullgraph=True cannot make either (measured on 2.13)
         strided = isinstance(func, ast.Attribute) and func.attr == "as_strided"
