@@ -76,7 +76,7 @@ def _kept_findings(
     raw: list[RawFinding], failures: list[RuleFailure], path: str, lines: LineIndex, settings: Settings
 ) -> tuple[Finding, ...]:
     """Positions in characters, ``# noqa`` applied, CL999 kept only when selected."""
-    findings = _without_loops_that_break([_finalise(r, path, lines) for r in raw])
+    findings = [_finalise(r, path, lines) for r in _without_loops_that_break(raw)]
     findings += [_failure_finding(f, path, lines) for f in failures]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
     kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
@@ -84,24 +84,29 @@ def _kept_findings(
     return tuple(sorted(set(kept), key=lambda f: f.sort_key))
 
 
-def _without_loops_that_break(findings: list[Finding]) -> list[Finding]:
+def _without_loops_that_break(raw: list[RawFinding]) -> list[RawFinding]:
     """A loop whose body breaks the graph is not unrolled: Dynamo gives up on the frame
     ("graph break in loop", GB7000) and runs it eagerly, so no size guard comes from it
     (measured on diffusers' framepack and transformers' lightglue and sam3 loops). The
     break, reported by its own rule, is the hazard; the CL201 loop finding goes."""
-    breaks = [f for f in findings if f.code.startswith("CL1") and Mode.DEFAULT in f.breaks]
-    if not breaks:
-        return findings
-    return [
-        f
-        for f in findings
-        if not (
-            f.code == "CL201"
-            and f.message.startswith(("loop over", "`while`"))  # CL201's loop findings, not its branches
-            and f.line == f.statement_lines[0]  # the loop's own header, not a comprehension inside a longer statement
-            and any(f.statement_lines[0] < b.line <= f.statement_lines[1] for b in breaks)
-        )
-    ]
+    break_lines = [getattr(r.node, "lineno", 0) for r in raw if r.code.startswith("CL1") and Mode.DEFAULT in r.breaks]
+    if not break_lines:
+        return raw
+    return [r for r in raw if not (_loop_header_finding(r) and any(_in_body(line, r.statement) for line in break_lines))]
+
+
+def _loop_header_finding(finding: RawFinding) -> bool:
+    """CL201 on a for/while statement's own iterable or test, on the header's first line
+    (not on a comprehension; a test that starts on a later line is left as it was)."""
+    loop = finding.statement
+    if finding.code != "CL201" or not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        return False
+    header = loop.test if isinstance(loop, ast.While) else loop.iter
+    return finding.node is header and header.lineno == loop.lineno
+
+
+def _in_body(line: int, loop: ast.stmt | None) -> bool:
+    return loop is not None and loop.lineno < line <= (loop.end_lineno or loop.lineno)
 
 
 def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) -> tuple[ExternalCall, ...]:
