@@ -69,6 +69,21 @@ class RuleContext:
             return None
         return builtin_name(self.evaluator, func)
 
+    def iterated(self, iterable: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
+        """What a ``for`` walks: ``(bound, True)`` for each argument of ``range(...)``, else
+        ``(iterable, False)``; through ``enumerate``, ``reversed`` and ``zip``."""
+        name = self.builtin(iterable.func) if isinstance(iterable, ast.Call) else None
+        if name == "range":
+            assert isinstance(iterable, ast.Call)
+            for bound in iterable.args:
+                yield bound, True
+        elif name in ("enumerate", "reversed", "zip"):
+            assert isinstance(iterable, ast.Call)
+            for argument in iterable.args:
+                yield from self.iterated(argument)
+        else:
+            yield iterable, False
+
     def callee(self, call: ast.Call) -> FunctionInfo | None:
         """The function in this file that ``call`` runs, when the analysis resolved it."""
         return self.analysis.callee(call) if self.analysis is not None else None

@@ -183,15 +183,11 @@ class DataDependentShape(Rule):
 
 
 def _loops_over_data_size(iterable: ast.expr, ctx: RuleContext) -> bool:
-    kind = ctx.kind(iterable)
-    if is_data(kind) and is_data_sized(kind):
-        return True
-    if isinstance(iterable, ast.Call):
-        name = ctx.builtin(iterable.func)
-        if name == "range":
-            return any(is_data_sized(ctx.kind(arg)) for arg in iterable.args)
-        if name in ("enumerate", "reversed", "zip"):
-            return any(_loops_over_data_size(arg, ctx) for arg in iterable.args)
+    """``for i in x.nonzero()``, ``for j in range(len(hits))``."""
+    for walked, is_bound in ctx.iterated(iterable):
+        kind = ctx.kind(walked)
+        if is_data_sized(kind) and (is_bound or is_data(kind)):
+            return True
     return False
 
 

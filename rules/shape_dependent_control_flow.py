@@ -106,13 +106,11 @@ class ShapeDependentControlFlow(Rule):
 
 
 def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:
-    if isinstance(iterable, ast.Call):
-        name = ctx.builtin(iterable.func)
-        if name == "range":
-            return any(_backed_size(ctx.kind(arg)) and not _bounded_or_length(arg, ctx) for arg in iterable.args)
-        if name in ("enumerate", "reversed", "zip"):
-            return any(_loops_over_a_size(arg, ctx) for arg in iterable.args)
-        if isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "unbind":
+    """``for i in range(x.size(0))``, ``for row in x.unbind(0)``."""
+    for walked, is_bound in ctx.iterated(iterable):
+        if is_bound and _backed_size(ctx.kind(walked)) and not _bounded_or_length(walked, ctx):
+            return True
+        if not is_bound and isinstance(walked, ast.Call) and isinstance(walked.func, ast.Attribute) and walked.func.attr == "unbind":
             return True
     return False
 
