@@ -282,10 +282,7 @@ class DynamoRecorder:
                         # cause the guard; the causes, if any, follow the note
                         if "user code shown is first use" in line:
                             line = line.split("user code shown is first use", 1)[1]
-                        for path, number in _GUARD_SOURCE.findall(line):
-                            rel = _rel_guard_path(path, rec.lib_root)
-                            if rel is not None:
-                                rec.shape_guards.add((rel, int(number)))
+                        rec._add_shape_guard_sites(line)
                 except Exception:  # noqa: BLE001
                     pass
 
@@ -297,12 +294,8 @@ class DynamoRecorder:
             def emit(self, record: logging.LogRecord) -> None:
                 try:
                     message = record.getMessage()
-                    if "[guard added]" not in message:
-                        return
-                    for path, number in _GUARD_SOURCE.findall(message.split("[guard added]", 1)[1]):
-                        rel = _rel_guard_path(path, rec.lib_root)
-                        if rel is not None:
-                            rec.shape_guards.add((rel, int(number)))
+                    if "[guard added]" in message:
+                        rec._add_shape_guard_sites(message.split("[guard added]", 1)[1])
                 except Exception:  # noqa: BLE001
                     pass
 
@@ -318,6 +311,13 @@ class DynamoRecorder:
         self._guard_handler = _GuardHandler(level=logging.DEBUG)
         self._guard_logger.addHandler(self._guard_handler)
         self._guard_logger.propagate = False
+
+    def _add_shape_guard_sites(self, text: str) -> None:
+        """The library lines a guard log text names ("# transformers/x.py:12 in f")."""
+        for path, number in _GUARD_SOURCE.findall(text):
+            rel = _rel_guard_path(path, self.lib_root)
+            if rel is not None:
+                self.shape_guards.add((rel, int(number)))
 
     def remove(self) -> None:
         for obj, name, orig in reversed(self._orig):

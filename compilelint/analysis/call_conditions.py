@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,13 @@ class Condition:
     negated: bool = False
 
     def source(self) -> str:
-        text = ast.unparse(self.test)
-        return f"not ({text})" if self.negated else text
+        text, negated = self.key
+        return f"not ({text})" if negated else text
 
+    @cached_property
     def key(self) -> tuple[str, bool]:
+        """What compares equal across call sites (each site has its own nodes); unparsed
+        once, since settling entry conditions compares keys pass after pass."""
         return ast.unparse(self.test), self.negated
 
 
@@ -63,8 +67,8 @@ def shared(sites: list[tuple[Condition, ...]]) -> tuple[Condition, ...]:
     """The conditions every call site has (in the first site's order)."""
     if not sites:
         return ()
-    common = set.intersection(*({c.key() for c in site} for site in sites))
-    return tuple(c for c in sites[0] if c.key() in common)
+    common = set.intersection(*({c.key for c in site} for site in sites))
+    return tuple(c for c in sites[0] if c.key in common)
 
 
 def _conjuncts(test: ast.expr) -> list[ast.expr]:

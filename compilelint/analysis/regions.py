@@ -125,7 +125,7 @@ class RegionAnalysis:
                     inherited = caller.entry_conditions if caller is not None and caller is not state else ()
                     sites.append(inherited + conditions)
                 settled = shared(sites)
-                if [c.key() for c in settled] != [c.key() for c in state.entry_conditions]:
+                if [c.key for c in settled] != [c.key for c in state.entry_conditions]:
                     state.entry_conditions = settled
                     changed = True
             if not changed:
