@@ -134,6 +134,8 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
         return K.element_of(receiver) if method in ("pop", "get", "__getitem__") else Kind.UNKNOWN
     if receiver & Kind.TENSOR:
         kind = _tensor_method_kind(evaluator, method, node)
+        if receiver & Kind.BOOL and method in K.DTYPE_PRESERVING_METHODS:
+            kind |= Kind.BOOL
         if receiver & Kind.DATA_SIZED and (method in K.LENGTH_PRESERVING_METHODS or _first_size(method, node)):
             kind |= Kind.DATA_SIZED
         return kind | receiver & (Kind.FROM_NUMBERS | Kind.FROM_SHAPES) if kind & Kind.TENSOR else kind

@@ -241,6 +241,10 @@ class Evaluator:
             self.instances.pop(target.id, None)
             if value is not None and id(value) in self.built:
                 self.instances[target.id] = self.built[id(value)]
+            elif isinstance(value, ast.Subscript):  # layer = self.layers[i]
+                held = self.sink.element_instance(value.value)
+                if held is not None:
+                    self.instances[target.id] = held
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             returned = self.tuple_kinds.get(id(value)) if value is not None else None
@@ -297,7 +301,7 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
     if kind & Kind.MODULE:
         return Kind.MODULE
     if kind & Kind.TENSOR:
-        return K.element_of(kind) if kind & Kind.CONTAINER else Kind.TENSOR  # rows of a tensor
+        return K.element_of(kind) if kind & Kind.CONTAINER else Kind.TENSOR | (kind & Kind.BOOL)  # rows of a tensor
     if isinstance(iterable, ast.Call):
         name = evaluator.qualname(iterable.func)
         if name in ("enumerate", "zip"):

@@ -253,6 +253,11 @@ DATA_SIZED_FUNCTIONS = frozenset({"nonzero", "argwhere", "unique", "unique_conse
 LENGTH_PRESERVING_METHODS = frozenset(
     {"squeeze", "flatten", "long", "int", "float", "half", "bool", "to", "clone", "contiguous", "detach", "cpu", "cuda", "type_as", "abs", "neg"}
 )
+# keep their receiver's dtype: a boolean mask stays a boolean mask
+DTYPE_PRESERVING_METHODS = frozenset(
+    {"masked_fill", "masked_fill_", "clone", "detach", "contiguous", "view", "reshape", "expand", "expand_as",
+     "flatten", "squeeze", "unsqueeze", "permute", "transpose", "repeat", "cpu", "cuda", "logical_not"}
+)
 TENSOR_STATIC_METHODS = frozenset(
     {
         "dim",
