@@ -38,9 +38,24 @@ UNTRACEABLE = {
     "random.choice": (BOTH, "GB0007"),
     "random.shuffle": (BOTH, "GB0007"),
     "random.seed": (BOTH, "GB0007"),
+    # NumPy draws: torch._numpy traces array draws into torch ops, but a scalar draw is a
+    # data-dependent operator, `choice` guards on its data, and the rest of numpy.random
+    # is unsupported (see NUMPY_ARRAY_DRAWS below for which calls are traced).
     "numpy.random.rand": (BOTH, "GB0033"),
     "numpy.random.randn": (BOTH, "GB0033"),
     "numpy.random.random": (BOTH, "GB0033"),
+    "numpy.random.random_sample": (BOTH, "GB0033"),
+    "numpy.random.sample": (BOTH, "GB0033"),
+    "numpy.random.uniform": (BOTH, "GB0033"),
+    "numpy.random.normal": (BOTH, "GB0033"),
+    "numpy.random.randint": (BOTH, "GB0033"),
+    "numpy.random.choice": (BOTH, "GB0033"),
+    "numpy.random.permutation": (BOTH, "GB0294"),
+    "numpy.random.default_rng": (BOTH, "GB0294"),
+    "numpy.random.binomial": (BOTH, "GB0294"),
+    "numpy.random.poisson": (BOTH, "GB0294"),
+    "numpy.random.beta": (BOTH, "GB0294"),
+    "numpy.random.exponential": (BOTH, "GB0294"),
     "uuid.uuid4": (BOTH, "GB0007"),
     "uuid.uuid1": (BOTH, "GB0007"),
     "os.getpid": (BOTH, "GB0007"),
@@ -53,6 +68,21 @@ UNTRACEABLE = {
     "pdb.set_trace": (BOTH, "GB0007"),
     "ipdb.set_trace": (BOTH, "GB0007"),
 }
+# NumPy draws Dynamo traces into torch ops when given a size: function -> position of the
+# size argument (None: every positional argument is a size). Without a size they draw one
+# Python number, which breaks. `seed` and `shuffle` are traced; any other numpy.random
+# function is "unsupported by PyTorch" (GB0294). Each measured on torch 2.13.
+NUMPY_ARRAY_DRAWS: dict[str, int | None] = {
+    "numpy.random.rand": None,
+    "numpy.random.randn": None,
+    "numpy.random.random": 0,
+    "numpy.random.random_sample": 0,
+    "numpy.random.sample": 0,
+    "numpy.random.uniform": 2,
+    "numpy.random.normal": 2,
+    "numpy.random.randint": 2,
+}
+NUMPY_TRACED = frozenset({"numpy.random.seed", "numpy.random.shuffle"})
 # `with open(...)` also reports GB0142 "Unsupported context manager" on the same line
 BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059"}
 COPY_FUNCTIONS = {"copy.deepcopy": "GB4198", "copy.copy": "GB0208"}
@@ -96,8 +126,11 @@ class UntraceableCall(Rule):
     on torch 2.13: each breaks the graph in the default mode and fails under
     `fullgraph=True` (GB0007 "Attempted to call function marked as skipped", GB0059,
     GB0156, GB4198 for deepcopy of a tensor); `numpy.random` scalar draws
-    (`np.random.rand()`) break as a data-dependent operator (GB0033); draws of an array
-    (`np.random.rand(4, 8)`) are traced into torch ops and are not flagged. A break that
+    (`np.random.rand()`, `np.random.uniform(0, 1)`) and `np.random.choice` break as a
+    data-dependent operator (GB0033), and the functions PyTorch's NumPy layer lacks
+    (`permutation`, `default_rng`, `binomial`, ...) as unsupported (GB0294); draws of an
+    array (`np.random.rand(4, 8)`, `np.random.normal(0, 1, size=8)`) are traced into
+    torch ops and are not flagged. A break that
     hands a Python value to the resumed code (a timestamp, a random number) also
     recompiles on new values.
 
@@ -133,7 +166,7 @@ class UntraceableCall(Rule):
     code = "CL107"
     name = "untraceable-call"
     message = "call that Dynamo cannot trace breaks the graph"
-    gb_ids = ("GB0007", "GB0059", "GB0142", "GB0156", "GB0033", "GB4198", "GB0208")
+    gb_ids = ("GB0007", "GB0059", "GB0142", "GB0156", "GB0033", "GB0294", "GB4198", "GB0208")
     breaks = BOTH
     nodes = (ast.Call,)
     fix_applicability = Applicability.UNSAFE
@@ -173,9 +206,9 @@ class UntraceableCall(Rule):
         name = ctx.qualname(node.func)
         if name is None:
             return None
+        if name.startswith("numpy.random."):
+            return _numpy_random(name, node)
         if name in UNTRACEABLE:
-            if name.startswith("numpy.random.") and (node.args or node.keywords):
-                return None  # an array draw: Dynamo traces it into torch ops (measured, 2.13)
             modes, gb_id = UNTRACEABLE[name]
             return f"`{name}()`", modes, gb_id
         if name in COPY_FUNCTIONS and node.args:
@@ -184,3 +217,18 @@ class UntraceableCall(Rule):
                 gb_id = COPY_FUNCTIONS[name]
                 return f"`{name}()` of a tensor or module", BOTH, gb_id
         return None
+
+
+def _numpy_random(name: str, node: ast.Call) -> tuple[str, tuple[Mode, ...], str] | None:
+    """``np.random.rand(4, 8)`` is traced into torch ops; ``np.random.rand()``,
+    ``np.random.choice(n, k)`` and ``np.random.permutation(n)`` break the graph."""
+    function = name.rsplit(".", 1)[1]
+    if name in NUMPY_TRACED or not function[:1].islower():
+        return None
+    if name in NUMPY_ARRAY_DRAWS:
+        position = NUMPY_ARRAY_DRAWS[name]
+        sized = bool(node.args) if position is None else len(node.args) > position or any(k.arg == "size" for k in node.keywords)
+        if sized:
+            return None  # an array draw: Dynamo traces it into torch ops
+    modes, gb_id = UNTRACEABLE.get(name, (BOTH, "GB0294"))
+    return f"`{name}()`", modes, gb_id

@@ -101,6 +101,14 @@ CALL_ARGUMENTS = {
     "subprocess.check_output": "['true']",
     "subprocess.Popen": "['true']",
     "torch.manual_seed": "0",
+    "numpy.random.uniform": "0, 1",
+    "numpy.random.randint": "0, 5",
+    "numpy.random.choice": "5, 2",
+    "numpy.random.permutation": "5",
+    "numpy.random.binomial": "3, 0.5, 3",
+    "numpy.random.poisson": "1.0, 3",
+    "numpy.random.beta": "1.0, 1.0, 3",
+    "numpy.random.exponential": "1.0, 3",
 }
 NOT_RUN = {"pdb.set_trace", "ipdb.set_trace"}  # would stop the test run in a debugger
 
