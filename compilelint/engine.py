@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 
+from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.module_index import build_index
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.config import DEFAULT_SETTINGS, Settings
@@ -25,6 +26,8 @@ SYNTAX_ERROR = ("CL900", "syntax-error")
 INTERNAL_ERROR = ("CL999", "internal-error")
 PARALLEL_MIN_FILES = 16
 CROSS_FILE_ROUNDS = 4
+# Recompile rules whose findings need the frame to be compiled at all.
+FRAME_DEPENDENT = frozenset({"CL201", "CL202", "CL204"})
 
 
 def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
@@ -63,7 +66,7 @@ def lint_source(
         except (ValueError, RecursionError, MemoryError) as error:
             return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
     try:
-        raw, failures, calls = _analyse(tree, text, path, selected_rules(settings, path), entries)
+        raw, failures, calls = _analyse(tree, text, path, selected_rules(settings, path), entries, _break_rules(settings, path))
     except RecursionError:
         return _error_result(path, INTERNAL_ERROR, "analysis gave up: nesting too deep", 1, 1, settings)
     except Exception as error:  # an analysis bug must not lose other files
@@ -76,7 +79,7 @@ def _kept_findings(
     raw: list[RawFinding], failures: list[RuleFailure], path: str, lines: LineIndex, settings: Settings
 ) -> tuple[Finding, ...]:
     """Positions in characters, ``# noqa`` applied, CL999 kept only when selected."""
-    findings = [_finalise(r, path, lines) for r in _without_loops_that_break(raw)]
+    findings = [_finalise(r, path, lines) for r in raw]
     findings += [_failure_finding(f, path, lines) for f in failures]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
     kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
@@ -84,29 +87,37 @@ def _kept_findings(
     return tuple(sorted(set(kept), key=lambda f: f.sort_key))
 
 
-def _without_loops_that_break(raw: list[RawFinding]) -> list[RawFinding]:
-    """A loop whose body breaks the graph is not unrolled: Dynamo gives up on the frame
-    ("graph break in loop", GB7000) and runs it eagerly, so no size guard comes from it
-    (measured on diffusers' framepack and transformers' lightglue and sam3 loops). The
-    break, reported by its own rule, is the hazard; the CL201 loop finding goes."""
-    break_lines = [getattr(r.node, "lineno", 0) for r in raw if r.code.startswith("CL1") and Mode.DEFAULT in r.breaks]
-    if not break_lines:
+def _break_rules(settings: Settings, path: str | None) -> list[Rule]:
+    """The graph-break rules, run even when not selected if a recompile rule is: where the
+    graph breaks decides which code Dynamo compiles at all (``frames.py``)."""
+    codes = set(settings.enabled_codes([rule.code for rule in all_rules()], path))
+    if not codes & FRAME_DEPENDENT:
+        return []
+    return [rule for rule in all_rules() if rule.code.startswith("CL1") and rule.code not in codes]
+
+
+def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
+    """Recompile findings in code Dynamo runs eagerly, because a graph break in a loop made
+    it skip the frame (measured: no graph, no guard from those lines), are dropped: the
+    break, reported by its own rule, is the hazard there."""
+    direct: dict[str, list[ast.AST]] = {}
+    for finding in raw:
+        if finding.code.startswith("CL1") and Mode.DEFAULT in finding.breaks and finding.region:
+            direct.setdefault(finding.region[-1], []).append(finding.node)
+    if not direct:
         return raw
-    return [r for r in raw if not (_loop_header_finding(r) and any(_in_body(line, r.statement) for line in break_lines))]
-
-
-def _loop_header_finding(finding: RawFinding) -> bool:
-    """CL201 on a for/while statement's own iterable or test, on the header's first line
-    (not on a comprehension; a test that starts on a later line is left as it was)."""
-    loop = finding.statement
-    if finding.code != "CL201" or not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
-        return False
-    header = loop.test if isinstance(loop, ast.While) else loop.iter
-    return finding.node is header and header.lineno == loop.lineno
-
-
-def _in_body(line: int, loop: ast.stmt | None) -> bool:
-    return loop is not None and loop.lineno < line <= (loop.end_lineno or loop.lineno)
+    functions = [state.info for state in analysis.regions()]
+    points = breaking_functions(functions, direct, analysis.resolved_calls)
+    skipped = {}
+    for info in functions:
+        after = skipped_after(info.node, points.get(info.qualname, []))
+        if after is not None:
+            skipped[info.qualname] = after
+    return [
+        r
+        for r in raw
+        if not (r.code in FRAME_DEPENDENT and r.region and r.region[-1] in skipped and getattr(r.node, "lineno", 0) > skipped[r.region[-1]])
+    ]
 
 
 def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) -> tuple[ExternalCall, ...]:
@@ -126,8 +137,14 @@ def _parse(text: str, path: str) -> ast.Module:
 
 
 def _analyse(
-    tree: ast.Module, text: str, path: str, rules: Sequence[Rule], entries: Sequence[EntryPoint] = ()
+    tree: ast.Module,
+    text: str,
+    path: str,
+    rules: Sequence[Rule],
+    entries: Sequence[EntryPoint] = (),
+    break_rules: Sequence[Rule] = (),
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
+    """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks."""
     raw: list[RawFinding] = []
     index = build_index(tree, find_compile_calls="compile" in text, text=text)
     analysis = RegionAnalysis(index)
@@ -135,7 +152,7 @@ def _analyse(
         analysis.add_entry(entry)
     analysis.run()
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
-    dispatcher = Dispatcher([r for r in rules if r.scope == "region"], ctx)
+    dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx)
     for state in list(analysis.regions()):
         dispatcher.enter(state)
         analysis.interpret(state, visitor=dispatcher)
@@ -145,6 +162,8 @@ def _analyse(
         module_dispatcher = Dispatcher(module_rules, module_ctx)
         module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
+    probes = {rule.code for rule in break_rules}
+    raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
     return raw, dispatcher.failures, list(analysis.external_calls.values())
 
 

@@ -46,6 +46,11 @@ class ShapeDependentControlFlow(Rule):
     (`min(x.shape[2], overlap)`); and loops or tests over counts a config fixes, named as
     such (codebooks, levels, layers, heads, experts, quantizers, stages, rope axes,
     vocabulary, `ndim`). Lengths that come from the data (`len(x.nonzero())`) are CL106's.
+    Nor is code Dynamo never compiles: after a graph break inside a loop or a generator
+    expression (or a call, in a loop, of a helper that always breaks) Dynamo skips the
+    frame, from the last graph break before the loop on, and runs it in Python (measured:
+    no graph, no guard from those lines); the break is reported by its own rule. The same
+    holds for CL202 and CL204.
 
     ## Example
     ```python

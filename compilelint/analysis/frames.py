@@ -1,0 +1,126 @@
+"""Code that Dynamo runs eagerly because it gives up on the frame that holds it.
+
+Measured on torch 2.13 (backend eager, five input shapes): a graph break inside a ``for``
+or ``while`` loop, or inside a generator expression, makes Dynamo skip the frame ("graph
+break in loop"): the frame runs in Python, no graph is traced from it and no guard comes
+from its lines. The frame is the function itself, or, after an earlier graph break
+outside any loop, the resume function Dynamo made at that break; code before that break
+was traced into an earlier graph and keeps its guards. A call whose callee breaks breaks
+the caller at the call (nested graph breaks are off by default), so such a call inside a
+loop skips the caller's frame too. Functions the skipped frame calls are frames of their
+own and are still compiled.
+
+On Python 3.11 a list, set or dict comprehension is a function of its own: a break
+inside it breaks the enclosing frame at the comprehension and Dynamo resumes after it
+(measured), so comprehensions count as break points here, not as loops.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Mapping
+
+from compilelint.analysis.module_index import FunctionInfo
+
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.GeneratorExp)
+
+
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body, not those of functions or classes defined in it."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, NESTED_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def breaking_functions(
+    functions: Iterable[FunctionInfo], direct: Mapping[str, list[ast.AST]], callees: Mapping[int, FunctionInfo]
+) -> dict[str, list[ast.AST]]:
+    """Break points per function (qualname): its own breaks, and its calls of functions
+    that always break (to a fixed point: such a break deep in a call chain breaks every
+    caller). A callee that breaks only on some path (a lazily filled cache, an optional
+    warning) is not taken to break its callers."""
+    functions = list(functions)
+    calls = {
+        info.qualname: [(node, callees[id(node)]) for node in own_nodes(info.node) if isinstance(node, ast.Call) and id(node) in callees]
+        for info in functions
+    }
+    by_name = {info.qualname: info for info in functions}
+    points = {name: list(nodes) for name, nodes in direct.items() if nodes}
+    always = {
+        name for name, nodes in points.items() if name in by_name and any(_on_every_path(node, by_name[name].node) for node in nodes)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for info in functions:
+            known = {id(node) for node in points.get(info.qualname, [])}
+            new = [call for call, callee in calls[info.qualname] if callee.qualname in always and id(call) not in known]
+            if new:
+                points.setdefault(info.qualname, []).extend(new)
+                changed = True
+                if info.qualname not in always and any(_on_every_path(call, info.node) for call in new):
+                    always.add(info.qualname)
+    return points
+
+
+CONDITIONAL = (ast.If, ast.IfExp, ast.BoolOp, ast.Try, ast.While, ast.Match, ast.comprehension)
+
+
+def _on_every_path(point: ast.AST, function: ast.AST) -> bool:
+    """``point`` runs on every call of ``function``: not under a test, a ``try`` or a
+    ``while``, and no ``return``/``raise`` before it."""
+    line = _line(point)
+    parents: dict[int, ast.AST] = {}
+    exits_before = False
+    for node in own_nodes(function):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        exits_before |= isinstance(node, (ast.Return, ast.Raise)) and node.lineno < line
+    if exits_before:
+        return False
+    ancestor = parents.get(id(point))
+    while ancestor is not None and ancestor is not function:
+        if isinstance(ancestor, CONDITIONAL):
+            return False
+        ancestor = parents.get(id(ancestor))
+    return True
+
+
+def _line(node: ast.AST, end: bool = False) -> int:
+    line: int = getattr(node, "lineno", 0)
+    last: int | None = getattr(node, "end_lineno", None)
+    return last if end and last is not None else line
+
+
+def skipped_after(function: ast.AST, points: list[ast.AST]) -> int | None:
+    """The line after which ``function``'s code runs eagerly (0: all of it), or None when
+    no loop in it breaks the graph."""
+    inside = {id(point) for point in points}
+    looping: set[int] = set()  # break points a loop holds
+    skipping: list[ast.AST] = []
+    for loop in (node for node in own_nodes(function) if isinstance(node, LOOPS)):
+        held = [id(n) for part in _repeated_parts(loop) for n in ast.walk(part) if id(n) in inside]
+        if held:
+            looping.update(held)
+            skipping.append(loop)
+    if not skipping:
+        return None
+    first = min(_line(loop) for loop in skipping)
+    resumes = [_line(p, end=True) for p in points if id(p) not in looping]
+    earlier = [line for line in resumes if line < first]
+    return max(earlier) if earlier else 0
+
+
+def _repeated_parts(loop: ast.AST) -> list[ast.AST]:
+    """What a loop runs on every trip: a ``for``'s iterable is evaluated once, before."""
+    if isinstance(loop, ast.While):
+        return [loop.test, *loop.body]
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return list(loop.body)
+    assert isinstance(loop, ast.GeneratorExp)
+    first, *rest = loop.generators
+    return [loop.elt, first.target, *first.ifs, *rest]
