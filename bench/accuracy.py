@@ -62,6 +62,7 @@ COVERED_GB_IDS = {
     "GB0036",  # dynamic output shape
     "GB4198",  # deepcopy of a tensor
     "GB0208",  # copy.copy of a tensor
+    "GB0294",  # numpy functions PyTorch lacks (np.random.permutation, default_rng)
     "GB0098",  # calling a disabled function
     "GB0099",
 }
