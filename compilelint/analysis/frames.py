@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Mapping
 
+from compilelint.analysis.call_conditions import parent_map
 from compilelint.analysis.module_index import FunctionInfo
 
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -74,14 +75,9 @@ def _on_every_path(point: ast.AST, function: ast.AST) -> bool:
     """``point`` runs on every call of ``function``: not under a test, a ``try`` or a
     ``while``, and no ``return``/``raise`` before it."""
     line = _line(point)
-    parents: dict[int, ast.AST] = {}
-    exits_before = False
-    for node in own_nodes(function):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-        exits_before |= isinstance(node, (ast.Return, ast.Raise)) and node.lineno < line
-    if exits_before:
+    if any(isinstance(node, (ast.Return, ast.Raise)) and node.lineno < line for node in own_nodes(function)):
         return False
+    parents = parent_map(function)
     ancestor = parents.get(id(point))
     while ancestor is not None and ancestor is not function:
         if isinstance(ancestor, CONDITIONAL):
