@@ -28,6 +28,8 @@ PARALLEL_MIN_FILES = 16
 CROSS_FILE_ROUNDS = 4
 # Recompile rules whose findings need the frame to be compiled at all.
 FRAME_DEPENDENT = frozenset({"CL201", "CL202", "CL204"})
+# Graph breaks on values taken from tensor data (branches, asserts, conversions, data-dependent shapes).
+DATA_BREAK_RULES = frozenset({"CL103", "CL104", "CL105", "CL106"})
 
 
 def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
@@ -101,13 +103,16 @@ def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> 
     it skip the frame (measured: no graph, no guard from those lines), are dropped: the
     break, reported by its own rule, is the hazard there."""
     direct: dict[str, list[ast.AST]] = {}
+    data_breaks: set[int] = set()
     for finding in raw:
         if finding.code.startswith("CL1") and Mode.DEFAULT in finding.breaks and finding.region:
             direct.setdefault(finding.region[-1], []).append(finding.node)
+            if finding.code in DATA_BREAK_RULES:
+                data_breaks.add(id(finding.node))
     if not direct:
         return raw
     functions = [state.info for state in analysis.regions()]
-    points = breaking_functions(functions, direct, analysis.resolved_calls)
+    points = breaking_functions(functions, direct, analysis.resolved_calls, frozenset(data_breaks))
     skipped = {}
     for info in functions:
         after = skipped_after(info.node, points.get(info.qualname, []))

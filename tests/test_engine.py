@@ -143,6 +143,18 @@ class CallsAQuietHelper(nn.Module):
             x = x + scaled(x[i])
         return x
 
+def grid_shape(size):
+    if not isinstance(size, (list, tuple)):
+        size = size.tolist()
+    return size[0] // 2, size[1] // 2
+
+class CallsAConvertingHelper(nn.Module):
+    def forward(self, x, sizes):
+        for i in range(x.shape[0]):
+            h, w = grid_shape(sizes[i])
+            x = x + h * w
+        return x
+
 class Generator(nn.Module):
     def forward(self, x):
         parts = list(t[k] for t, k in zip(x, x > 0))
@@ -161,6 +173,7 @@ def test_recompile_findings_in_a_frame_dynamo_skips_are_dropped() -> None:
     assert (22, "CL201") not in found  # in the skipped resume frame
     assert (31, "CL201") not in found  # the helper breaks on every call, in a loop
     assert (37, "CL201") in found  # the helper breaks only when asked to be verbose
-    assert (44, "CL201") not in found  # the generator expression breaks: frame skipped
+    assert (56, "CL201") not in found  # the generator expression breaks: frame skipped
+    assert (48, "CL201") not in found  # the helper takes a value from tensor data, if only for tensors
     selected_only = {(f.line, f.code) for f in lint_source(FRAMES, "m.py", Settings(layers=(Selection(select=("CL201",)),))).findings}
     assert selected_only == {(line, code) for line, code in found if code == "CL201"}

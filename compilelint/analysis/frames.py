@@ -38,12 +38,19 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
 
 
 def breaking_functions(
-    functions: Iterable[FunctionInfo], direct: Mapping[str, list[ast.AST]], callees: Mapping[int, FunctionInfo]
+    functions: Iterable[FunctionInfo],
+    direct: Mapping[str, list[ast.AST]],
+    callees: Mapping[int, FunctionInfo],
+    data_breaks: frozenset[int] = frozenset(),
 ) -> dict[str, list[ast.AST]]:
     """Break points per function (qualname): its own breaks, and its calls of functions
-    that always break (to a fixed point: such a break deep in a call chain breaks every
-    caller). A callee that breaks only on some path (a lazily filled cache, an optional
-    warning) is not taken to break its callers."""
+    that break whenever they run (to a fixed point: such a break deep in a call chain
+    breaks every caller). A callee breaks whenever it runs if a break lies on every path
+    through it, or if it takes a value from tensor data (``data_breaks``: ids of
+    ``.tolist()``/``.item()``/``nonzero``... nodes), which is what the function computes
+    rather than an option: LLaVA-OneVision's ``image_size.tolist()`` behind an
+    ``isinstance`` test skips its caller's frame (measured). An optional print or
+    warning behind a flag does not: the first trace takes the quiet path (measured)."""
     functions = list(functions)
     calls = {
         info.qualname: [(node, callees[id(node)]) for node in own_nodes(info.node) if isinstance(node, ast.Call) and id(node) in callees]
@@ -52,7 +59,9 @@ def breaking_functions(
     by_name = {info.qualname: info for info in functions}
     points = {name: list(nodes) for name, nodes in direct.items() if nodes}
     always = {
-        name for name, nodes in points.items() if name in by_name and any(_on_every_path(node, by_name[name].node) for node in nodes)
+        name
+        for name, nodes in points.items()
+        if name in by_name and any(id(node) in data_breaks or _on_every_path(node, by_name[name].node) for node in nodes)
     }
     changed = True
     while changed:
