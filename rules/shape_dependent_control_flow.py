@@ -6,6 +6,7 @@ import ast
 import re
 
 from compilelint.analysis.call_conditions import pins_a_size_to_one
+from compilelint.analysis.guards import only_raises
 from compilelint.analysis.kinds import Kind, is_shape
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -97,15 +98,16 @@ class ShapeDependentControlFlow(Rule):
             if _backed_size(ctx.kind(node.test)):
                 ctx.report(node.test, f"`while` on a tensor size{reached}: Dynamo unrolls it and recompiles for each new trip count")
         elif isinstance(node, (ast.If, ast.IfExp)) and ctx.static_value(node.test) is None:
-            if isinstance(node, ast.If) and (_raises(node.body) or _raises(node.orelse)):
+            if isinstance(node, ast.If) and (only_raises(node.body) or only_raises(node.orelse)):
                 return  # a size check: the side that would recompile raises instead
+            decided = _decided_on_entry(ctx)
             for part, guards in ctx.guarded_parts(node.test):
-                if _guards_a_size(part, ctx):
+                if _guards_a_size(part, ctx) and ast.unparse(part) not in decided:
                     only_when, when = ctx.conditions(guards)
                     ctx.report(
                         part,
-                        f"branch on a tensor size{when}{reached}: Dynamo guards on it, and each input on the other side "
-                        "of the test recompiles; use `torch._dynamo.mark_dynamic` or bucket the sizes",
+                        f"branch on a tensor size{when}{reached}: Dynamo guards on it, and the first input on the other "
+                        "side of the test compiles a second graph; use `torch._dynamo.mark_dynamic` or bucket the sizes",
                         only_when=only_when,
                     )
 
@@ -149,7 +151,7 @@ def _bound_checked_against_config(iterable: ast.expr, ctx: RuleContext) -> bool:
         return False
     bounds = {a.id for a in iterable.args if isinstance(a, ast.Name)}
     for node in ast.walk(ctx.function.node):
-        if not isinstance(node, ast.If) or node.lineno >= iterable.lineno or not _raises(node.body):
+        if not isinstance(node, ast.If) or node.lineno >= iterable.lineno or not only_raises(node.body):
             continue
         test = node.test
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq):
@@ -158,9 +160,20 @@ def _bound_checked_against_config(iterable: ast.expr, ctx: RuleContext) -> bool:
     return False
 
 
-def _raises(body: list[ast.stmt]) -> bool:
-    """A branch that only raises (maybe after logging): valid inputs never take it."""
-    return bool(body) and isinstance(body[-1], ast.Raise) and all(isinstance(s, (ast.Expr, ast.Raise)) for s in body)
+def _decided_on_entry(ctx: RuleContext) -> set[str]:
+    """Tests every caller has already evaluated before calling (``if h > t or w > t:
+    self.interpolate(h, w)`` evaluates ``h > t`` always, ``w > t`` only sometimes):
+    Dynamo installed their guards in the caller, so repeating the test adds none
+    (measured on transformers' TVP, whose interpolate_pos_encoding re-tests ``height``)."""
+    return {ast.unparse(test) for condition in ctx.entry_conditions() for test in _always_evaluated(condition.test)}
+
+
+def _always_evaluated(test: ast.expr) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp):
+        return _always_evaluated(test.values[0])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _always_evaluated(test.operand)
+    return [test]
 
 
 def _capacity(operand: ast.expr) -> bool:

@@ -85,3 +85,9 @@ def _bool_op_value(
     if True in values:
         return True
     return False if all(v is False for v in values) else None
+
+
+def only_raises(body: list[ast.stmt]) -> bool:
+    """A branch that only raises (maybe after logging): valid inputs never take it, so the
+    test is a check, and the side that would compile again raises instead."""
+    return bool(body) and isinstance(body[-1], ast.Raise) and all(isinstance(s, (ast.Expr, ast.Raise)) for s in body)
