@@ -15,8 +15,9 @@ from compilelint.registry import Rule
 ALREADY_SPECIALISED = (0, 1)
 ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 UNROLLED = (
-    "loop over a tensor size is unrolled: Dynamo recompiles for every new trip count "
-    "(a guard on the exact count); pad to a few bucket sizes or loop with tensor ops"
+    "loop over a tensor size is unrolled: Dynamo guards on the exact value of the loop's bound "
+    "(for `range(0, h, tile)`, on `h` itself) and recompiles for every new one; pad to a few bucket sizes "
+    "or loop with tensor ops"
 )
 
 
