@@ -27,8 +27,9 @@ class ShapeDependentControlFlow(Rule):
     ## What it does
     Flags, inside a compiled region, `for` loops whose trip count is a tensor size
     (`for i in range(x.size(1))`, `for row in x.unbind(0)`), `while` loops that test a
-    size, and `if`/ternaries that compare a size with something other than 0 or 1
-    (`if x.shape[0] > 128:`).
+    size, `if`/ternaries that compare a size with something other than 0 or 1
+    (`if x.shape[0] > 128:`), and Python lists built as long as a size
+    (`[scale] * mask.shape[1]`, `list(range(0, t, chunk))`).
 
     ## Why is this bad?
     Dynamo runs Python control flow at trace time and installs a guard on what it
@@ -36,8 +37,10 @@ class ShapeDependentControlFlow(Rule):
     `range(x.size(0))` is unrolled and recompiles for every new size (5 graphs for 5
     sizes) until the recompile limit (8) sends the function to eager; a `while` on a size
     recompiles for each new trip count; an `if` on a size first recompiles when the size
-    changes (automatic dynamic shapes, as any model does once), then once more each time
-    an input lands on the other side of the threshold (3 graphs instead of 2).
+    changes (automatic dynamic shapes, as any model does once), then once more when an
+    input first lands on the other side of the threshold (3 graphs instead of 2). A list
+    as long as a size pins the size like a loop, even when it is only counted (5 graphs
+    for 5 sizes).
 
     Left alone, because their guards do not fail for ordinary inputs (each measured on
     real transformers/diffusers code): equality checks, comparisons with 0 or 1, and
@@ -82,12 +85,22 @@ class ShapeDependentControlFlow(Rule):
     name = "shape-dependent-control-flow"
     message = "Python control flow on a tensor size: Dynamo guards on it and recompiles"
     breaks = ()
-    nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp)
+    nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp, ast.BinOp, ast.Call)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if pins_a_size_to_one(ctx.entry_conditions()):
             return  # every caller is on the one-step path (`seq_len == 1`): sizes there are 1
         reached = ctx.reached_when()
+        if isinstance(node, (ast.BinOp, ast.Call)):
+            count = _list_length(node, ctx)
+            if count is not None and not _counts_a_config_fixes(count):
+                ctx.report(
+                    node,
+                    f"Python list as long as a tensor size{reached}: Dynamo guards on its exact length and recompiles "
+                    "for every new one; build it with tensor ops (`x.new_full((n,), v)`, `t.expand(n, -1)`) "
+                    "or from a size that does not change",
+                )
+            return
         if isinstance(node, (ast.For, ast.comprehension)):
             if (
                 _loops_over_a_size(node.iter, ctx)
@@ -121,6 +134,25 @@ def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:
         if not is_bound and isinstance(walked, ast.Call) and isinstance(walked.func, ast.Attribute) and walked.func.attr == "unbind":
             return True
     return False
+
+
+def _list_length(node: ast.BinOp | ast.Call, ctx: RuleContext) -> ast.expr | None:
+    """The size a list is built to the length of: ``[v] * x.shape[0]``,
+    ``list(range(0, t, c))`` (measured: a new graph for every size, used or not)."""
+    if isinstance(node, ast.BinOp):
+        if not isinstance(node.op, ast.Mult):
+            return None
+        for display, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(display, (ast.List, ast.Tuple)) and _backed_size(ctx.kind(count)) and not _bounded_or_length(count, ctx):
+                return count
+        return None
+    if ctx.builtin(node.func) in ("list", "tuple") and len(node.args) == 1:
+        inner = node.args[0]
+        if isinstance(inner, ast.Call) and ctx.builtin(inner.func) == "range":
+            for bound in inner.args:
+                if _backed_size(ctx.kind(bound)) and not _bounded_or_length(bound, ctx):
+                    return bound
+    return None
 
 
 # Counts a model's config fixes: a loop or a test over them never sees a new value.
