@@ -6,7 +6,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from compilelint.analysis.call_conditions import Condition, describe
+from compilelint.analysis.call_conditions import Condition, describe, early_returns
 from compilelint.analysis.calls import builtin_name
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.kinds import Kind
@@ -153,8 +153,11 @@ class RuleContext:
         return state.entry_conditions if state is not None else ()
 
     def reached_when(self) -> str:
-        """A message clause naming the entry conditions, or ``""``."""
+        """A message clause naming the entry conditions and the early returns before the
+        statement (``if n <= tile: return ...``), or ``""``."""
         conditions = self.entry_conditions()
+        if self.analysis is not None and self.function is not None and self.statement is not None:
+            conditions += early_returns(self.statement, self.analysis.parents_of(self.function.node))
         return f" (reached only when {describe(conditions)})" if conditions else ""
 
     @staticmethod

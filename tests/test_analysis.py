@@ -129,3 +129,30 @@ def test_entry_conditions_are_what_every_call_site_shares() -> None:
     assert found["tiled_decode"] == ["self.use_tiling"]  # the size tests are written two ways
     assert found["both"] == []  # one call site is unconditional
     assert found["Net.forward"] == []
+
+
+EARLY_RETURNS = """
+import torch
+from torch import nn
+
+class Tiled(nn.Module):
+    def forward(self, x):
+        n = x.shape[1]
+        if n <= 16:
+            return x * 2
+        if x.ndim != 3:
+            raise ValueError("3-D input")
+        out = x
+        for start in range(0, n, 16):
+            out = out + x[:, start : start + 16].sum()
+        return out
+"""
+
+
+def test_loop_messages_state_the_early_returns_before_them() -> None:
+    # the loop runs only when the fast path's test failed; a raising check is not a condition
+    from compilelint.engine import lint_source
+
+    (finding,) = [f for f in lint_source(EARLY_RETURNS, "m.py").findings if f.message.startswith("loop over")]
+    assert "(reached only when `not (n <= 16)`)" in finding.message
+    assert "ndim" not in finding.message

@@ -63,6 +63,28 @@ def enclosing_conditions(call: ast.AST, parents: dict[int, ast.AST]) -> tuple[Co
     return tuple(reversed(found))
 
 
+def early_returns(statement: ast.AST, parents: dict[int, ast.AST]) -> tuple[Condition, ...]:
+    """``if n <= tile: return fast(x)`` before ``statement`` in its function: the statement
+    runs only when the test failed. Outermost first; tests whose branch raises are checks
+    of the input, not conditions worth stating."""
+    found: list[Condition] = []
+    child, parent = statement, parents.get(id(statement))
+    while parent is not None:
+        for block in (getattr(parent, name, None) for name in ("body", "orelse", "finalbody")):
+            if not isinstance(block, list):
+                continue
+            position = next((i for i, s in enumerate(block) if s is child), None)
+            if position is None:
+                continue
+            for earlier in reversed(block[:position]):
+                if isinstance(earlier, ast.If) and not earlier.orelse and earlier.body and isinstance(earlier.body[-1], ast.Return):
+                    found.append(Condition(earlier.test, negated=True))
+        if isinstance(parent, STOP):
+            break  # the function's own body was the last block
+        child, parent = parent, parents.get(id(parent))
+    return tuple(reversed(found))
+
+
 def shared(sites: list[tuple[Condition, ...]]) -> tuple[Condition, ...]:
     """The conditions every call site has (in the first site's order)."""
     if not sites:

@@ -132,10 +132,13 @@ class RegionAnalysis:
                 return
 
     def conditions_around(self, call: ast.Call, function: FunctionNode) -> tuple[Condition, ...]:
+        return enclosing_conditions(call, self.parents_of(function))
+
+    def parents_of(self, function: FunctionNode) -> dict[int, ast.AST]:
         parents = self._parents.get(id(function))
         if parents is None:
             parents = self._parents[id(function)] = parent_map(function)
-        return enclosing_conditions(call, parents)
+        return parents
 
     def _add(self, info: FunctionInfo, chain: tuple[str, ...], root: bool) -> FunctionState:
         state = self.states.get(id(info))
