@@ -10,7 +10,7 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
-from compilelint.analysis.module_index import build_index
+from compilelint.analysis.module_index import FunctionInfo, build_index
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.config import DEFAULT_SETTINGS, Settings
 from compilelint.context import RawFinding, RuleContext
@@ -112,10 +112,15 @@ def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> 
     if not direct:
         return raw
     functions = [state.info for state in analysis.regions()]
-    points = breaking_functions(functions, direct, analysis.resolved_calls, frozenset(data_breaks))
+    callers: dict[str, list[FunctionInfo]] = {}
+    for state in analysis.regions():
+        callers[state.info.qualname] = [analysis.states[c].info for c in state.callers if c in analysis.states]
+    points = breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of, frozenset(data_breaks))
     skipped = {}
     for info in functions:
-        after = skipped_after(info.node, points.get(info.qualname, []))
+        if info.qualname not in points:
+            continue
+        after = skipped_after(info.node, points[info.qualname])
         if after is not None:
             skipped[info.qualname] = after
     return [

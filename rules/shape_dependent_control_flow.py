@@ -88,19 +88,19 @@ class ShapeDependentControlFlow(Rule):
     nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp, ast.BinOp, ast.Call)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        if pins_a_size_to_one(ctx.entry_conditions()):
-            return  # every caller is on the one-step path (`seq_len == 1`): sizes there are 1
-        reached = ctx.reached_when()
         if isinstance(node, (ast.BinOp, ast.Call)):
             count = _list_length(node, ctx)
-            if count is not None and not _counts_a_config_fixes(count):
+            if count is not None and not _counts_a_config_fixes(count) and not pins_a_size_to_one(ctx.entry_conditions()):
                 ctx.report(
                     node,
-                    f"Python list as long as a tensor size{reached}: Dynamo guards on its exact length and recompiles "
-                    "for every new one; build it with tensor ops (`x.new_full((n,), v)`, `t.expand(n, -1)`) "
+                    f"Python list as long as a tensor size{ctx.reached_when()}: Dynamo guards on its exact length and "
+                    "recompiles for every new one; build it with tensor ops (`x.new_full((n,), v)`, `t.expand(n, -1)`) "
                     "or from a size that does not change",
                 )
             return
+        if pins_a_size_to_one(ctx.entry_conditions()):
+            return  # every caller is on the one-step path (`seq_len == 1`): sizes there are 1
+        reached = ctx.reached_when()
         if isinstance(node, (ast.For, ast.comprehension)):
             if (
                 _loops_over_a_size(node.iter, ctx)

@@ -18,10 +18,10 @@ inside it breaks the enclosing frame at the comprehension and Dynamo resumes aft
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from compilelint.analysis.call_conditions import parent_map
-from compilelint.analysis.module_index import FunctionInfo
+from compilelint.analysis.module_index import FunctionInfo, FunctionNode
 
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.GeneratorExp)
@@ -41,6 +41,8 @@ def breaking_functions(
     functions: Iterable[FunctionInfo],
     direct: Mapping[str, list[ast.AST]],
     callees: Mapping[int, FunctionInfo],
+    callers: Mapping[str, list[FunctionInfo]],
+    parents_of: Callable[[FunctionNode], dict[int, ast.AST]] = parent_map,
     data_breaks: frozenset[int] = frozenset(),
 ) -> dict[str, list[ast.AST]]:
     """Break points per function (qualname): its own breaks, and its calls of functions
@@ -50,43 +52,47 @@ def breaking_functions(
     ``.tolist()``/``.item()``/``nonzero``... nodes), which is what the function computes
     rather than an option: LLaVA-OneVision's ``image_size.tolist()`` behind an
     ``isinstance`` test skips its caller's frame (measured). An optional print or
-    warning behind a flag does not: the first trace takes the quiet path (measured)."""
-    functions = list(functions)
-    calls = {
-        info.qualname: [(node, callees[id(node)]) for node in own_nodes(info.node) if isinstance(node, ast.Call) and id(node) in callees]
-        for info in functions
-    }
+    warning behind a flag does not: the first trace takes the quiet path (measured).
+    ``callers`` maps a function to the functions that call it (only they are walked);
+    ``parents_of`` gives a function's parent map (the analysis caches them)."""
     by_name = {info.qualname: info for info in functions}
     points = {name: list(nodes) for name, nodes in direct.items() if nodes}
     always = {
         name
         for name, nodes in points.items()
-        if name in by_name and any(id(node) in data_breaks or _on_every_path(node, by_name[name].node) for node in nodes)
+        if name in by_name
+        and any(id(node) in data_breaks or _on_every_path(node, by_name[name].node, parents_of) for node in nodes)
     }
-    changed = True
-    while changed:
-        changed = False
-        for info in functions:
-            known = {id(node) for node in points.get(info.qualname, [])}
-            new = [call for call, callee in calls[info.qualname] if callee.qualname in always and id(call) not in known]
-            if new:
-                points.setdefault(info.qualname, []).extend(new)
-                changed = True
-                if info.qualname not in always and any(_on_every_path(call, info.node) for call in new):
-                    always.add(info.qualname)
+    calls: dict[str, list[tuple[ast.Call, FunctionInfo]]] = {}
+    pending = list(always)
+    while pending:
+        callee_name = pending.pop()
+        for caller in callers.get(callee_name, []):
+            if caller.qualname not in calls:
+                calls[caller.qualname] = [
+                    (node, callees[id(node)]) for node in own_nodes(caller.node) if isinstance(node, ast.Call) and id(node) in callees
+                ]
+            known = {id(node) for node in points.get(caller.qualname, [])}
+            new = [call for call, callee in calls[caller.qualname] if callee.qualname == callee_name and id(call) not in known]
+            if not new:
+                continue
+            points.setdefault(caller.qualname, []).extend(new)
+            if caller.qualname not in always and any(_on_every_path(call, caller.node, parents_of) for call in new):
+                always.add(caller.qualname)
+                pending.append(caller.qualname)
     return points
 
 
 CONDITIONAL = (ast.If, ast.IfExp, ast.BoolOp, ast.Try, ast.While, ast.Match, ast.comprehension)
 
 
-def _on_every_path(point: ast.AST, function: ast.AST) -> bool:
+def _on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[FunctionNode], dict[int, ast.AST]]) -> bool:
     """``point`` runs on every call of ``function``: not under a test, a ``try`` or a
     ``while``, and no ``return``/``raise`` before it."""
     line = _line(point)
     if any(isinstance(node, (ast.Return, ast.Raise)) and node.lineno < line for node in own_nodes(function)):
         return False
-    parents = parent_map(function)
+    parents = parents_of(function)
     ancestor = parents.get(id(point))
     while ancestor is not None and ancestor is not function:
         if isinstance(ancestor, CONDITIONAL):
