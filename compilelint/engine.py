@@ -111,9 +111,10 @@ def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> 
                 data_breaks.add(id(finding.node))
     if not direct:
         return raw
-    functions = [state.info for state in analysis.regions()]
+    functions: list[FunctionInfo] = []
     callers: dict[str, list[FunctionInfo]] = {}
     for state in analysis.regions():
+        functions.append(state.info)
         callers[state.info.qualname] = [analysis.states[c].info for c in state.callers if c in analysis.states]
     points = breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of, frozenset(data_breaks))
     skipped = {}

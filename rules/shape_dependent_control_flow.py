@@ -129,7 +129,7 @@ class ShapeDependentControlFlow(Rule):
 def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:
     """``for i in range(x.size(0))``, ``for row in x.unbind(0)``."""
     for walked, is_bound in ctx.iterated(iterable):
-        if is_bound and _backed_size(ctx.kind(walked)) and not _bounded_or_length(walked, ctx):
+        if is_bound and _size_bound(walked, ctx):
             return True
         if not is_bound and isinstance(walked, ast.Call) and isinstance(walked.func, ast.Attribute) and walked.func.attr == "unbind":
             return True
@@ -143,15 +143,13 @@ def _list_length(node: ast.BinOp | ast.Call, ctx: RuleContext) -> ast.expr | Non
         if not isinstance(node.op, ast.Mult):
             return None
         for display, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(display, (ast.List, ast.Tuple)) and _backed_size(ctx.kind(count)) and not _bounded_or_length(count, ctx):
+            if isinstance(display, (ast.List, ast.Tuple)) and _size_bound(count, ctx):
                 return count
         return None
     if ctx.builtin(node.func) in ("list", "tuple") and len(node.args) == 1:
         inner = node.args[0]
         if isinstance(inner, ast.Call) and ctx.builtin(inner.func) == "range":
-            for bound in inner.args:
-                if _backed_size(ctx.kind(bound)) and not _bounded_or_length(bound, ctx):
-                    return bound
+            return next((bound for bound in inner.args if _size_bound(bound, ctx)), None)
     return None
 
 
@@ -228,6 +226,11 @@ def _bounded_or_length(bound: ast.expr, ctx: RuleContext) -> bool:
     """``range(len(features))``: model code takes ``len()`` of the list a submodule returns
     far more often than of a tensor (measured on diffusers' MultiAdapter: no guard)."""
     return isinstance(bound, ast.Call) and ctx.builtin(bound.func) == "len"
+
+
+def _size_bound(bound: ast.expr, ctx: RuleContext) -> bool:
+    """A loop bound or list length Dynamo has to specialise: a backed size, not ``len()``."""
+    return _backed_size(ctx.kind(bound)) and not _bounded_or_length(bound, ctx)
 
 
 def _backed_size(kind: Kind) -> bool:

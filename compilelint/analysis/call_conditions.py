@@ -32,7 +32,8 @@ class Condition:
         return ast.unparse(self.test), self.negated
 
 
-STOP = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# Scopes of their own: their bodies run in another frame, under other conditions.
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def parent_map(function: ast.AST) -> dict[int, ast.AST]:
@@ -47,7 +48,7 @@ def enclosing_conditions(call: ast.AST, parents: dict[int, ast.AST]) -> tuple[Co
     """The tests around ``call`` inside its function, outermost first."""
     found: list[Condition] = []
     child, parent = call, parents.get(id(call))
-    while parent is not None and not isinstance(parent, STOP):
+    while parent is not None and not isinstance(parent, NESTED_SCOPES):
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             body = parent.body if isinstance(parent.body, list) else [parent.body]
             if any(child is node for node in body):
@@ -79,7 +80,7 @@ def early_returns(statement: ast.AST, parents: dict[int, ast.AST]) -> tuple[Cond
             for earlier in reversed(block[:position]):
                 if isinstance(earlier, ast.If) and not earlier.orelse and earlier.body and isinstance(earlier.body[-1], ast.Return):
                     found.append(Condition(earlier.test, negated=True))
-        if isinstance(parent, STOP):
+        if isinstance(parent, NESTED_SCOPES):
             break  # the function's own body was the last block
         child, parent = parent, parents.get(id(parent))
     return tuple(reversed(found))

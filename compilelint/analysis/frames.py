@@ -20,10 +20,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from compilelint.analysis.call_conditions import parent_map
+from compilelint.analysis.call_conditions import NESTED_SCOPES, parent_map
 from compilelint.analysis.module_index import FunctionInfo, FunctionNode
 
-NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.GeneratorExp)
 
 
