@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -23,9 +23,9 @@ from rich.console import Console
 from rich.text import Text
 
 from compilelint import __version__
-from compilelint.config import ConfigError, Settings, load_settings
-from compilelint.engine import all_findings, lint_paths, lint_source
-from compilelint.files import SourceError, decode_source, read_source
+from compilelint.config import ConfigError, Settings, SettingsResolver
+from compilelint.engine import all_findings, lint_files, lint_source
+from compilelint.files import Discovery, SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding
 from compilelint.positions import LineIndex
 from compilelint.registry import all_rules
@@ -154,7 +154,7 @@ class CheckRequest:
     """
 
     paths: tuple[str, ...]
-    overrides: Mapping[str, Sequence[str]]
+    overrides: Mapping[str, Any]
     config: str | None = None
     output_format: str = "text"
     statistics: bool = False
@@ -186,29 +186,36 @@ class CheckRequest:
 class Linted:
     results: list[FileResult]
     stdin_text: str | None  # decoded stdin, for snippets (the file is not on disk)
+    path_errors: list[tuple[str, str]]  # paths that do not exist or cannot be listed: exit 2
+    settings: dict[str, Settings]  # each file's, from its nearest config
 
 
 def run_check(request: CheckRequest, show_unsafe: bool = False) -> int:
     """Lint, report, and return the exit code."""
-    _require_paths(request.file_paths)
-    settings = _settings(request)
-    linted = _lint(request, settings)
+    resolver = SettingsResolver(dict(request.overrides), request.config)
+    linted = _configured(lambda: _lint(request, resolver))
+    for path, message in linted.path_errors:
+        click.echo(f"compilelint: error: {path}: {message}", err=True)
     if request.fix or request.diff:
-        return _run_fixes(request, settings, linted)
-    findings = sorted(all_findings(linted.results), key=lambda f: f.sort_key)
-    _report(findings, request, _sources(findings, request, linted.stdin_text), show_unsafe)
-    if findings and not request.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+        code = _run_fixes(request, linted)
+    else:
+        findings = sorted(all_findings(linted.results), key=lambda f: f.sort_key)
+        summary = _summary_line(summarise(findings).line(show_unsafe), len(linted.path_errors))
+        _report(findings, request, _sources(findings, request, linted.stdin_text), show_unsafe, summary)
+        code = EXIT_FINDINGS if findings and not request.exit_zero else EXIT_CLEAN
+    return EXIT_ERROR if linted.path_errors else code
 
 
-def _run_fixes(request: CheckRequest, settings: Settings, linted: Linted) -> int:
+def _run_fixes(request: CheckRequest, linted: Linted) -> int:
     """``--fix`` / ``--diff``: fix, then report what is left (the summary says what was fixed)."""
     from compilelint.fix.api import apply_fixes  # libcst: only when fixing
 
     if request.reads_stdin:
         raise CliError("--fix and --diff work on files; stdin ('-') can only be linted")
-    report = apply_fixes(linted.results, settings, unsafe=request.unsafe_fixes, diff=request.diff, jobs=request.jobs)
+    report = apply_fixes(
+        linted.results, Settings(), unsafe=request.unsafe_fixes, diff=request.diff, jobs=request.jobs,
+        settings_of=linted.settings.__getitem__,
+    )
     for path, message in report.errors:
         click.echo(f"compilelint: error: {path}: {message}", err=True)
     if request.diff:
@@ -226,36 +233,35 @@ def _run_fixes(request: CheckRequest, settings: Settings, linted: Linted) -> int
     return code
 
 
-def _require_paths(paths: Iterable[str]) -> None:
-    for path in paths:
-        if not os.path.exists(path):
-            raise CliError(f"{path}: no such file or directory")
+def _summary_line(line: str, path_errors: int) -> str:
+    if not path_errors:
+        return line
+    paths = "1 path" if path_errors == 1 else f"{path_errors} paths"
+    return f"{'No findings' if line == 'All checks passed!' else line}; {paths} could not be linted"
 
 
-def _settings(request: CheckRequest) -> Settings:
-    # pyproject.toml is looked for above the paths (stdin counts as its --stdin-filename).
-    anchors = [p for p in request.paths if p != STDIN]
-    if request.reads_stdin and request.stdin_filename:
-        anchors.append(request.stdin_filename)
+def _configured(work: Callable[[], Linted]) -> Linted:
+    """Configs are read as files are found: a bad one is a usage error (exit 2)."""
     try:
-        return load_settings(anchors, dict(request.overrides), request.config)
+        return work()
     except ConfigError as error:
         raise CliError(str(error)) from error
 
 
-def _lint(request: CheckRequest, settings: Settings) -> Linted:
-    results: list[FileResult] = []
-    if request.file_paths:
-        results += lint_paths(request.file_paths, settings, jobs=request.jobs)
+def _lint(request: CheckRequest, resolver: SettingsResolver) -> Linted:
+    discovery = discover(request.file_paths, resolver.for_path) if request.file_paths else Discovery()
+    results = lint_files(discovery.files, jobs=request.jobs)
     stdin_text = None
     if request.reads_stdin:
         data = _read_stdin()
+        # stdin is configured as its --stdin-filename would be (else as a file in this folder)
+        settings = resolver.for_path(request.stdin_filename or os.path.join(os.getcwd(), STDIN_PATH))
         results.append(lint_source(data, request.stdin_path, settings))
         try:
             stdin_text = decode_source(data)
         except SourceError:
             stdin_text = None  # reported as CL900 by the engine; no snippet to show
-    return Linted(results, stdin_text)
+    return Linted(results, stdin_text, discovery.errors, dict(discovery.files))
 
 
 def _sources(findings: Sequence[Finding], request: CheckRequest, stdin_text: str | None) -> dict[str, list[str]]:
@@ -350,8 +356,11 @@ def _split(values: Iterable[str]) -> list[str]:
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Add these prefixes to the selection.")
 @click.option("--exclude", multiple=True, metavar="GLOBS", help="Replace the excluded file patterns.")
 @click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Exclude these patterns as well.")
-@click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml.")
+@click.option("--force-exclude/--no-force-exclude", default=None, help="Apply the excludes to files named on the command line too (pre-commit passes file names).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore excludes [default: respect].")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False), help="Use this pyproject.toml for every file.")
 @click.option(
+    "--output-format",
     "--format",
     "output_format",
     type=click.Choice(["text", "concise", "json"]),
@@ -362,7 +371,7 @@ def _split(values: Iterable[str]) -> list[str]:
 @click.option("--statistics", is_flag=True, help="Show a count per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the findings: no summary line.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes [default: one per core].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N", help="Processes [default: one per core].")
 @click.option("--stdin-filename", metavar="PATH", help="The path to report, and match config against, for '-'.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes, then report what is left.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show as fixable the unsafe fixes.")
@@ -375,6 +384,8 @@ def check(
     extend_select: tuple[str, ...],
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
+    force_exclude: bool | None,
+    respect_gitignore: bool | None,
     config: str | None,
     output_format: str,
     statistics: bool,
@@ -398,6 +409,8 @@ def check(
         "extend_select": _split(extend_select),
         "exclude": _split(exclude),
         "extend_exclude": _split(extend_exclude),
+        "force_exclude": force_exclude,
+        "respect_gitignore": respect_gitignore,
     }
     request = CheckRequest(
         paths=paths,
@@ -471,6 +484,26 @@ def rules(output_format: str) -> int:
     else:
         for line in rules_plain(infos):
             click.echo(line)
+    return EXIT_CLEAN
+
+
+@main.command("config")
+@click.option("--schema", is_flag=True, help="Print the JSON Schema of [tool.compilelint] (for editors).")
+@click.argument("path", required=False, type=click.Path())
+def config_command(schema: bool, path: str | None) -> int:
+    """Show the settings that apply to PATH (default: the current folder), as JSON."""
+    import json
+
+    if schema:
+        from compilelint.config_schema import json_schema
+
+        _write_utf8(json.dumps(json_schema(), indent=2))
+        return EXIT_CLEAN
+    try:
+        settings = SettingsResolver().for_path(path or os.getcwd())
+    except ConfigError as error:
+        raise CliError(str(error)) from error
+    _write_utf8(json.dumps(settings.to_json(), indent=2))
     return EXIT_CLEAN
 
 

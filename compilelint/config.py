@@ -1,14 +1,26 @@
-"""Settings: defaults, ``[tool.compilelint]`` in pyproject.toml, then command-line flags."""
+"""Settings: defaults, the nearest ``[tool.compilelint]`` above each file, then flags.
+
+Each file gets the configuration of the nearest ``pyproject.toml`` with a
+``[tool.compilelint]`` table in its folder or above it (ruff's hierarchy: the closest one
+wins whole), whatever else is on the command line. The walk up stops at the project
+root: the first ``pyproject.toml`` (with our table or not), a folder holding ``.git``,
+or a folder the user does not own or that anyone may write to (``/tmp``), so a
+``pyproject.toml`` planted above the project is never read.
+"""
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from compilelint.config_schema import KEYS, SchemaError, check_table
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,6 +41,7 @@ DEFAULT_EXCLUDES = (
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".compilelint_cache",
     "__pycache__",
     "__pypackages__",
     "build",
@@ -36,9 +49,7 @@ DEFAULT_EXCLUDES = (
     "node_modules",
     "site-packages",
 )
-KNOWN_KEYS = frozenset(
-    {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "verify"}
-)
+ENGINE_CODES = ("CL900", "CL999")
 
 
 class ConfigError(Exception):
@@ -76,6 +87,8 @@ class Settings:
     root: str | None = None  # folder of the pyproject.toml that configured us
     config_path: str | None = None
     verify_targets: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
     torch_prefilter: bool = True  # skip files that never mention torch (TorchFix's trick)
     apply_noqa: bool = True  # the flake8 plugin leaves `# noqa` to flake8 (--disable-noqa works)
 
@@ -98,46 +111,160 @@ class Settings:
     def excluded_patterns(self) -> tuple[str, ...]:
         return self.exclude + self.extend_exclude
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``--show-settings`` prints: the effective settings of one file."""
+        from compilelint.registry import all_rules
+
+        codes = [rule.code for rule in all_rules()] + list(ENGINE_CODES)
+        return {
+            "config": self.config_path,
+            "project_root": self.root,
+            "enabled": sorted(self.enabled_codes(codes)),
+            "exclude": list(self.exclude),
+            "extend_exclude": list(self.extend_exclude),
+            "per_file_ignores": {glob: list(codes) for glob, codes in self.per_file_ignores},
+            "respect_gitignore": self.respect_gitignore,
+            "force_exclude": self.force_exclude,
+            "verify_targets": list(self.verify_targets),
+        }
+
+
+# --- finding the configuration ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Where the walk up from a folder ended: the config it found, and the project root."""
+
+    config: Path | None
+    root: Path | None
+
+
+def is_trusted_folder(folder: Path) -> bool:
+    """A folder whose files only the user (or root) can have put there."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return False
+    owner_ok = info.st_uid == os.geteuid() if hasattr(os, "geteuid") else True
+    return owner_ok and not info.st_mode & stat.S_IWOTH
+
+
+def _has_our_table(candidate: Path) -> bool:
+    try:
+        data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{candidate}: cannot read: {error}") from error
+    return "compilelint" in data.get("tool", {})
+
+
+class ConfigFinder:
+    """The nearest config of each folder, each folder asked about once."""
+
+    def __init__(self) -> None:
+        self._found: dict[Path, Lookup] = {}
+
+    def lookup(self, start: Path) -> Lookup:
+        visited: list[Path] = []
+        result = Lookup(None, None)
+        for folder in (start, *start.parents):
+            if folder in self._found:
+                result = self._found[folder]
+                break
+            if not is_trusted_folder(folder):
+                break
+            visited.append(folder)
+            candidate = folder / "pyproject.toml"
+            if candidate.is_file():
+                result = Lookup(candidate if _has_our_table(candidate) else None, folder)
+                break
+            if (folder / ".git").exists():
+                result = Lookup(None, folder)
+                break
+        for folder in visited:
+            self._found[folder] = result
+        return result
+
 
 def find_pyproject(paths: Sequence[str]) -> Path | None:
-    """The nearest pyproject.toml with a [tool.compilelint] table, walking up from the paths."""
+    """The config that applies to the common folder of ``paths`` (or the current folder)."""
+    return ConfigFinder().lookup(_anchor(paths)).config
+
+
+def _anchor(paths: Sequence[str]) -> Path:
     start = Path(os.path.commonpath([os.path.abspath(p) for p in paths])) if paths else Path.cwd()
-    if start.is_file():
-        start = start.parent
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-                raise ConfigError(f"{candidate}: cannot read: {error}") from error
-            if "compilelint" in data.get("tool", {}):
-                return candidate
-    return None
+    return start if start.is_dir() else start.parent
+
+
+# --- reading it -----------------------------------------------------------------------------
+
+
+class SettingsResolver:
+    """The settings of each file: its nearest config (or ``--config``), then the flags."""
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None, config: str | None = None) -> None:
+        self._overrides = overrides or {}
+        self._finder = ConfigFinder()
+        self._by_config: dict[Path | None, Settings] = {}
+        self._fixed = self._settings(Path(config).resolve(), None) if config else None
+        self.used: dict[Path | None, Settings] = {}
+
+    def for_path(self, path: str) -> Settings:
+        """Settings for a file (or a folder: the settings of the files directly in it)."""
+        if self._fixed is not None:
+            self.used.setdefault(Path(self._fixed.config_path or ""), self._fixed)
+            return self._fixed
+        folder = Path(os.path.abspath(path))
+        while not folder.is_dir() and folder.parent != folder:  # --stdin-filename may not exist
+            folder = folder.parent
+        lookup = self._finder.lookup(folder)
+        settings = self._settings(lookup.config, lookup.root)
+        self.used.setdefault(lookup.config, settings)
+        return settings
+
+    def _settings(self, config: Path | None, root: Path | None) -> Settings:
+        key = config if config is not None else root
+        if key not in self._by_config:
+            settings = Settings(root=str(root) if root else None)
+            if config is not None:
+                settings = _from_pyproject(settings, config)
+            if self._overrides:
+                settings = _with_overrides(settings, self._overrides)
+            self._by_config[key] = settings
+        return self._by_config[key]
 
 
 def load_settings(
     paths: Sequence[str], overrides: Mapping[str, Any] | None = None, config: str | None = None
 ) -> Settings:
-    """Settings for linting ``paths``: pyproject.toml found above them, then ``overrides``."""
-    settings = Settings()
-    pyproject = Path(config) if config else find_pyproject(paths)
-    if pyproject is not None:
-        settings = _from_pyproject(settings, pyproject)
-    if overrides:
-        settings = _with_overrides(settings, overrides)
-    return settings
+    """One Settings for ``paths``: the config of their common folder, then ``overrides``."""
+    return SettingsResolver(overrides, config).for_path(str(_anchor(paths)))
+
+
+def known_codes() -> list[str]:
+    from compilelint.registry import all_rules  # rules load once; config stays import-light
+
+    return [rule.code for rule in all_rules()] + list(ENGINE_CODES)
 
 
 def _codes(value: Any, key: str, where: str) -> tuple[str, ...]:
+    """Rule code prefixes; one no rule code starts with is an error (ruff's rule)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: '{key}' must be a list of rule code prefixes, got {value!r}")
-    for code in value:
-        if code != "ALL" and not (code.upper().startswith("CL") and code[2:].isdigit()):
-            raise ConfigError(f"{where}: '{key}' has {code!r}, which is not a rule code prefix like CL1 or CL101")
-    return tuple("CL" if c == "ALL" else c.upper() for c in value)
+    codes = known_codes()
+    prefixes = []
+    for raw in value:
+        prefix = "CL" if raw.upper() == "ALL" else raw.strip().upper()
+        if not (prefix.startswith("CL") and prefix[2:].isdigit() or prefix == "CL"):
+            raise ConfigError(f"{where}: '{key}' has {raw!r}, which is not a rule code prefix like CL1 or CL101")
+        if not any(code.startswith(prefix) for code in codes):
+            close = difflib.get_close_matches(prefix, codes, n=2, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(close)}?" if close else "; 'compilelint rules' lists them"
+            raise ConfigError(f"{where}: '{key}' has unknown rule code {raw!r}: no rule starts with it{hint}")
+        prefixes.append(prefix)
+    return tuple(prefixes)
 
 
 def _from_pyproject(settings: Settings, path: Path) -> Settings:
@@ -147,44 +274,41 @@ def _from_pyproject(settings: Settings, path: Path) -> Settings:
         raise ConfigError(f"{path}: cannot read: {error}") from error
     table = data.get("tool", {}).get("compilelint", {})
     where = f"{path} [tool.compilelint]"
-    unknown = set(table) - KNOWN_KEYS
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(KNOWN_KEYS))}")
+    try:
+        check_table(table, KEYS, where)
+    except SchemaError as error:
+        raise ConfigError(str(error)) from error
     layer = Selection(
         select=_codes(table["select"], "select", where) if "select" in table else None,
         extend_select=_codes(table.get("extend-select", []), "extend-select", where),
         ignore=_codes(table.get("ignore", []), "ignore", where),
     )
     per_file = table.get("per-file-ignores", {})
-    if not isinstance(per_file, dict):
-        raise ConfigError(f"{where}: 'per-file-ignores' must be a table of glob = [codes]")
     return replace(
         settings,
         layers=settings.layers + (layer,),
-        exclude=_strings(table, "exclude", where, settings.exclude),
-        extend_exclude=_strings(table, "extend-exclude", where, ()),
+        exclude=tuple(table.get("exclude", settings.exclude)),
+        extend_exclude=tuple(table.get("extend-exclude", ())),
         per_file_ignores=tuple((glob, _codes(codes, f"per-file-ignores.{glob}", where)) for glob, codes in per_file.items()),
         root=str(path.parent),
         config_path=str(path),
-        verify_targets=_verify_targets(table, where, path.parent),
+        verify_targets=_verify_targets(table.get("verify", {}).get("targets", []), path.parent, where),
+        respect_gitignore=table.get("respect-gitignore", settings.respect_gitignore),
+        force_exclude=table.get("force-exclude", settings.force_exclude),
     )
 
 
-def _strings(table: Mapping[str, Any], key: str, where: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    if key not in table:
-        return default
-    value = table[key]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: '{key}' must be a list of strings")
-    return tuple(value)
-
-
-def _verify_targets(table: Mapping[str, Any], where: str, root: Path) -> tuple[str, ...]:
-    verify = table.get("verify", {})
-    if not isinstance(verify, dict):
-        raise ConfigError(f"{where}: 'verify' must be a table")
-    targets = _strings(verify, "targets", f"{where}.verify", ())
-    return tuple(str(root / t) for t in targets)
+def _verify_targets(targets: Sequence[str], root: Path, where: str) -> tuple[str, ...]:
+    """Targets files are imported and run: one outside the project (``../x.py``, an absolute
+    path, a symlink out) is refused; name it with ``--targets`` to run it anyway."""
+    inside = os.path.realpath(root)
+    paths = []
+    for target in targets:
+        path = os.path.realpath(root / target)
+        if os.path.commonpath([inside, path]) != inside:
+            raise ConfigError(f"{where}: verify target {target!r} lies outside the project ({root}); name it with --targets")
+        paths.append(str(root / target))
+    return tuple(paths)
 
 
 def _with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Settings:
@@ -198,6 +322,9 @@ def _with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Setting
         changes["exclude"] = tuple(overrides["exclude"])
     if overrides.get("extend_exclude"):
         changes["extend_exclude"] = settings.extend_exclude + tuple(overrides["extend_exclude"])
+    for flag in ("respect_gitignore", "force_exclude"):
+        if overrides.get(flag) is not None:
+            changes[flag] = overrides[flag]
     return replace(settings, **changes)
 
 

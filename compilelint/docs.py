@@ -1,10 +1,14 @@
-"""The README's rule table, generated from the registry (``python -m compilelint.docs``)."""
+"""The README's generated tables: rules from the registry, ``check``'s options from click
+(``python -m compilelint.docs README.md``); a test keeps both in sync."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import click
 
 from compilelint.registry import all_rules
 
@@ -21,14 +25,49 @@ def rules_table() -> str:
     return "\n".join(rows)
 
 
+def _metavar(option: click.Option) -> str:
+    if option.is_flag:
+        return ""
+    if isinstance(option.type, click.Choice):
+        return " " + "\\|".join(str(choice) for choice in option.type.choices)
+    return " " + (option.metavar or option.type.name.upper())
+
+
+def options_table() -> str:
+    """``compilelint check``'s options, as ``--help`` lists them."""
+    from compilelint.cli import check
+
+    rows = ["| option | meaning |", "|---|---|"]
+    for param in check.params:
+        if not isinstance(param, click.Option) or param.hidden:
+            continue
+        first, *others = param.opts
+        names = ", ".join([f"`{first}{_metavar(param)}`", *(f"`{name}`" for name in others)])
+        if param.secondary_opts:
+            names += " / " + ", ".join(f"`{name}`" for name in param.secondary_opts)
+        text = (param.help or "").replace("|", "\\|")
+        rows.append(f"| {names} | {text} |")
+    return "\n".join(rows)
+
+
+BLOCKS: dict[str, Callable[[], str]] = {"rules-table": rules_table, "check-options": options_table}
+
+
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
 def update_readme(readme: Path) -> bool:
-    """Rewrite the table between the markers; True if the file changed."""
-    text = readme.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    updated = pattern.sub(f"{START}\n{rules_table()}\n{END}", text)
-    if updated == text:
+    """Rewrite every generated block between its markers; True if the file changed."""
+    text = original = readme.read_text(encoding="utf-8")
+    for name, render in BLOCKS.items():
+        start, end = markers(name)
+        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+        body = render()
+        text = pattern.sub(lambda _: f"{start}\n{body}\n{end}", text)
+    if text == original:
         return False
-    readme.write_text(updated, encoding="utf-8")
+    readme.write_text(text, encoding="utf-8")
     return True
 
 

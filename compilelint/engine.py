@@ -20,7 +20,7 @@ from compilelint.findings import FileResult, Finding, Mode
 from compilelint.positions import LineIndex
 from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
-from compilelint.suppression import is_suppressed
+from compilelint.suppression import file_noqa_codes, is_file_suppressed, is_suppressed, noqa_span
 
 SYNTAX_ERROR = ("CL900", "syntax-error")
 INTERNAL_ERROR = ("CL999", "internal-error")
@@ -81,11 +81,14 @@ def _kept_findings(
     raw: list[RawFinding], failures: list[RuleFailure], path: str, lines: LineIndex, settings: Settings
 ) -> tuple[Finding, ...]:
     """Positions in characters, ``# noqa`` applied, CL999 kept only when selected."""
-    findings = [_finalise(r, path, lines) for r in raw]
-    findings += [_failure_finding(f, path, lines) for f in failures]
+    findings = [(_finalise(r, path, lines), noqa_span(r.node, r.statement)) for r in raw]
+    findings += [(finding, (finding.line, finding.line)) for finding in (_failure_finding(f, path, lines) for f in failures)]
     enabled = settings.enabled_codes([INTERNAL_ERROR[0]], path)
-    kept = [f for f in findings if not (settings.apply_noqa and is_suppressed(lines.text(f.line), f.code))]
-    kept = [f for f in kept if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
+    if settings.apply_noqa:
+        whole_file = file_noqa_codes(lines.source)
+        findings = [(f, span) for f, span in findings if not is_file_suppressed(whole_file, f.code)]
+        findings = [(f, span) for f, span in findings if not any(is_suppressed(lines.text(n), f.code) for n in range(span[0], span[1] + 1))]
+    kept = [f for f, _ in findings if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
     return tuple(sorted(set(kept), key=lambda f: f.sort_key))
 
 
@@ -246,45 +249,52 @@ def lint_file(
     return lint_source(text, path, settings, entries, module)
 
 
-Job = tuple[str, tuple[EntryPoint, ...], "str | None"]
+Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings]
 
 
-def _lint_chunk(jobs: list[Job], settings: Settings) -> list[FileResult]:
-    return [lint_file(path, settings, entries, module) for path, entries, module in jobs]
+def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
+    return [lint_file(path, settings, entries, module) for path, entries, module, settings in jobs]
 
 
-def _run(jobs: list[Job], settings: Settings, workers: int, pool: ProcessPoolExecutor | None) -> list[FileResult]:
+def _run(jobs: list[Job], workers: int, pool: ProcessPoolExecutor | None) -> list[FileResult]:
     if pool is None or len(jobs) < PARALLEL_MIN_FILES:
-        return _lint_chunk(jobs, settings)
+        return _lint_chunk(jobs)
     chunks = _chunks(jobs, workers * 4)
-    return [result for chunk in pool.map(_lint_chunk, chunks, [settings] * len(chunks)) for result in chunk]
+    return [result for chunk in pool.map(_lint_chunk, chunks) for result in chunk]
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs: int | None = None) -> list[FileResult]:
-    """Lint every Python file under ``paths``, following compiled code across files.
+    """Lint every Python file under ``paths`` with one ``settings`` (missing paths are skipped)."""
+    return lint_files(discover(paths, lambda _: settings).files, jobs)
+
+
+def lint_files(files: Sequence[tuple[str, Settings]], jobs: int | None = None) -> list[FileResult]:
+    """Lint these files, each with its settings, following compiled code across files.
 
     Phase one lints each file on its own (in parallel); then helpers that compiled regions
     import from other files of the run are analysed as compiled code, for a few rounds.
     """
-    files = list(discover(paths, settings))
-    modules = ModuleMap(files)
+    settings_of = dict(files)
+    paths = list(settings_of)
+    modules = ModuleMap(paths)
     workers = jobs or os.cpu_count() or 1
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and len(files) >= PARALLEL_MIN_FILES else None
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and len(paths) >= PARALLEL_MIN_FILES else None
     try:
-        results = {r.path: r for r in _run([(f, (), modules.by_path.get(f)) for f in files], settings, workers, pool)}
+        first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
+        results = {r.path: r for r in _run(first, workers, pool)}
         entries: dict[str, dict[str, EntryPoint]] = {}
         pending = list(results.values())
         for _ in range(CROSS_FILE_ROUNDS):
             changed = collect_entries(pending, modules, entries)
             if not changed:
                 break
-            jobs_ = [(path, tuple(entries[path].values()), modules.by_path.get(path)) for path in sorted(changed)]
-            pending = _run(jobs_, settings, workers, pool)
+            jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
+            pending = _run(jobs_, workers, pool)
             results.update((r.path, r) for r in pending)
     finally:
         if pool is not None:
             pool.shutdown()
-    return [results[path] for path in files]
+    return [results[path] for path in paths]
 
 
 def collect_entries(

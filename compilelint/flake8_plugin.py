@@ -37,6 +37,12 @@ def settings_for_folder(folder: str) -> Settings | ConfigError:
 class CompileLintChecker:
     name = "compilelint"
     version = __version__
+    disable_noqa = False
+
+    @classmethod
+    def parse_options(cls, options: object) -> None:
+        """flake8 hands every plugin its options once: honour ``--disable-noqa``."""
+        cls.disable_noqa = bool(getattr(options, "disable_noqa", False))
 
     # flake8 picks the arguments by parameter name; asking for `tree` makes this a tree
     # plugin (run once per file, never on a file with a syntax error). We lint `lines`,
@@ -60,9 +66,10 @@ class CompileLintChecker:
         if isinstance(settings, ConfigError):
             yield (1, 0, f"{INTERNAL_ERROR[0]} compilelint configuration error: {settings}", type(self))
             return
-        # flake8 applies `# noqa` itself (anywhere in a multi-line statement, and not at all
-        # under --disable-noqa), and has parsed the file already: reuse both.
-        settings = dataclasses.replace(settings, apply_noqa=False)
+        # flake8 matches `# noqa` on the reported line only; the engine applies it on every
+        # line of the finding's statement, as the CLI does (and not at all under
+        # --disable-noqa). flake8 has parsed the file already: reuse the tree.
+        settings = dataclasses.replace(settings, apply_noqa=not self.disable_noqa)
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         result = lint_source("".join(self.lines), self.filename, settings, tree=tree)
         for finding in result.findings:

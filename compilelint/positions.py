@@ -14,6 +14,10 @@ class LineIndex:
         self._lines: list[str] | None = None
 
     @property
+    def source(self) -> str:
+        return self._text
+
+    @property
     def lines(self) -> list[str]:
         if self._lines is None:
             self._lines = _LINE_BREAK.split(self._text)

@@ -102,11 +102,56 @@ def test_concise_format(project: Path) -> None:
     assert lines[3] == expected_summary(run("basic.py", "--format", "json"))
 
 
-def test_missing_path_exits_2() -> None:
-    result = run(str(DATA / "clean.py"), "no/such/file.py")
+def test_missing_path_exits_2_and_the_other_files_are_linted() -> None:
+    result = run("--format", "concise", str(DATA / "basic.py"), "no/such/file.py")
     assert result.exit_code == 2
     assert result.stderr == "compilelint: error: no/such/file.py: no such file or directory\n"
-    assert result.stdout == ""
+    assert "CL101" in result.stdout and result.stdout.rstrip().endswith("; 1 path could not be linted")
+    clean = run(str(DATA / "clean.py"), "nope.py")
+    assert (clean.exit_code, clean.stdout) == (2, "No findings; 1 path could not be linted\n")
+
+
+def test_an_unlistable_folder_is_an_error_for_that_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "ok" / "m.py", PRINT_MODULE)
+    write(project / "locked" / "m.py", PRINT_MODULE)
+    real_scandir = os.scandir
+
+    def scandir(path: object) -> object:  # tests run as root, which chmod cannot lock out
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = run("--format", "json", ".")
+    assert result.exit_code == 2
+    assert "locked: cannot list folder: Permission denied" in result.stderr
+    assert {Path(p).as_posix() for p, _, _, _ in codes(result)} == {"ok/m.py"}
+
+
+@pytest.mark.parametrize("selector", ["CL555", "CL3", "CL1011"])
+@pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
+def test_unknown_rule_codes_are_rejected(option: str, selector: str) -> None:
+    result = run(option, selector, str(DATA / "basic.py"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"unknown rule code '{selector}': no rule starts with it" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["select", "ignore", "extend-select"])
+def test_unknown_rule_codes_in_pyproject_are_rejected(project: Path, key: str) -> None:
+    write(project / "pyproject.toml", f'[tool.compilelint]\n{key} = ["CL105", "CL555"]\n')
+    write(project / "m.py", PRINT_MODULE)
+    result = run("m.py")
+    assert result.exit_code == 2 and "unknown rule code 'CL555'" in result.stderr
+    write(project / "pyproject.toml", '[tool.compilelint.per-file-ignores]\n"m.py" = ["CL1O1"]\n')
+    assert run("m.py").exit_code == 2
+
+
+def test_the_readme_selectors_are_accepted(project: Path) -> None:
+    write(project / "pyproject.toml", '[tool.compilelint]\nselect = ["CL"]\nignore = ["CL9"]\n')
+    shutil.copy(DATA / "basic.py", project / "m.py")
+    assert [code for _, code, _, _ in codes(run("--format", "json", "m.py"))] == ["CL101", "CL102", "CL103"]
+    for prefix in ("CL", "CL1", "CL10", "CL101", "ALL", "cl2"):
+        assert run("--select", prefix, "m.py").exit_code in (0, 1), prefix
 
 
 def test_usage_error_exits_2_with_one_line() -> None:
@@ -127,14 +172,14 @@ def test_bad_config_exits_2(project: Path) -> None:
     write(project / "m.py", PRINT_MODULE)
     result = run("m.py")
     assert result.exit_code == 2
-    assert result.stderr.startswith("compilelint: error: ") and "unknown key(s) frobnicate" in result.stderr
+    assert result.stderr.startswith("compilelint: error: ") and "unknown key 'frobnicate'" in result.stderr
 
 
 def test_crash_of_the_cli_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "lint_paths", boom)
+    monkeypatch.setattr(cli, "lint_files", boom)
     monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
     result = run(str(DATA / "basic.py"))
     assert result.exit_code == 2
@@ -255,12 +300,52 @@ def test_pyproject_found_walking_up_and_overridden_by_flags(tmp_path: Path, monk
     assert selected == ["CL101"]
 
 
-def test_pyproject_without_our_table_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_project_pyproject_without_our_table_stops_the_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "pyproject.toml", '[tool.compilelint]\nselect = ["CL103"]\n')
     write(tmp_path / "sub" / "pyproject.toml", '[tool.black]\nline-length = 100\n')
     shutil.copy(DATA / "basic.py", tmp_path / "sub" / "m.py")
     monkeypatch.chdir(tmp_path / "sub")
-    assert [code for _, code, _, _ in codes(run("--format", "json", "m.py"))] == ["CL103"]
+    assert [code for _, code, _, _ in codes(run("--format", "json", "m.py"))] == ["CL101", "CL102", "CL103"]
+
+
+def test_a_git_folder_stops_the_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.compilelint]\nselect = ["CL103"]\n')
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    shutil.copy(DATA / "basic.py", write(tmp_path / "repo" / "src" / "m.py", ""))
+    monkeypatch.chdir(tmp_path / "repo")
+    assert [code for _, code, _, _ in codes(run("--format", "json", "src/m.py"))] == ["CL101", "CL102", "CL103"]
+
+
+def test_a_config_planted_in_a_world_writable_folder_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    write(shared / "pyproject.toml", '[tool.compilelint]\nignore = ["CL"]\n')  # silences everything
+    shared.chmod(0o1777)  # like /tmp
+    shutil.copy(DATA / "basic.py", write(shared / "me" / "m.py", ""))
+    monkeypatch.chdir(shared / "me")
+    assert [code for _, code, _, _ in codes(run("--format", "json", "m.py"))] == ["CL101", "CL102", "CL103"]
+
+
+def test_each_file_gets_its_nearest_config_whatever_else_is_linted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.compilelint]\nselect = ["CL103"]\n')
+    write(tmp_path / "lib" / "pyproject.toml", '[tool.compilelint]\nselect = ["CL101"]\n')
+    shutil.copy(DATA / "basic.py", write(tmp_path / "app.py", ""))
+    shutil.copy(DATA / "basic.py", write(tmp_path / "lib" / "m.py", ""))
+    monkeypatch.chdir(tmp_path)
+    alone = codes(run("--format", "json", "app.py"))
+    together = codes(run("--format", "json", "app.py", "lib/m.py"))
+    walked = codes(run("--format", "json", "."))
+    assert [c for _, c, _, _ in alone] == ["CL103"]
+    assert [(Path(p).as_posix(), c) for p, c, _, _ in together] == [("app.py", "CL103"), ("lib/m.py", "CL101")]
+    assert together == walked
+
+
+def test_typos_in_the_verify_table_are_errors(project: Path) -> None:
+    write(project / "pyproject.toml", '[tool.compilelint.verify]\ntarget = ["t.py"]\n')
+    write(project / "m.py", PRINT_MODULE)
+    result = run("m.py")
+    assert result.exit_code == 2 and "[tool.compilelint].verify: unknown key 'target'; did you mean 'targets'?" in result.stderr
+    write(project / "pyproject.toml", '[tool.compilelint]\nrespect-gitignore = "yes"\n')
+    assert "must be true or false" in run("m.py").stderr
 
 
 def test_explicit_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -514,3 +599,38 @@ def test_python_m_and_no_torch_import() -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (0, "[]\n")
+
+
+def test_noqa_anywhere_in_a_multi_line_statement(project: Path) -> None:
+    from test_flake8_plugin import MULTILINE_NOQA
+
+    write(project / "m.py", MULTILINE_NOQA)
+    assert [(c, line) for _, c, line, _ in codes(run("--format", "json", "m.py"))] == [("CL103", 11)]
+
+
+@pytest.mark.parametrize(
+    ("comment", "expected"),
+    [
+        ("# compilelint: noqa", []),
+        ("#compilelint:NOQA", []),
+        ("# compilelint: noqa: CL101", ["CL102", "CL103"]),
+        ("# compilelint: noqa: CL101, CL10", []),
+        ("x = 1  # compilelint: noqa", ["CL101", "CL102", "CL103"]),  # not on a line of its own
+    ],
+)
+def test_file_level_noqa(project: Path, comment: str, expected: list[str]) -> None:
+    write(project / "m.py", f'"""A module."""\n{comment}\n' + (DATA / "basic.py").read_text())
+    assert [c for _, c, _, _ in codes(run("--format", "json", "m.py"))] == expected
+
+
+def test_config_schema_is_valid_and_matches_the_validator(project: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(run("config", "--schema").stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    good = {"select": ["CL1"], "per-file-ignores": {"tests/*": ["CL101"]}, "verify": {"targets": ["t.py"]}}
+    jsonschema.validate(good, schema)
+    for bad in ({"selekt": ["CL1"]}, {"verify": {"target": ["t.py"]}}, {"respect-gitignore": "yes"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    shown = json.loads(run("config").stdout)
+    assert shown["config"] == str(project / "pyproject.toml") and "CL101" in shown["enabled"]

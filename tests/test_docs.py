@@ -15,3 +15,14 @@ def test_readme_rule_table_matches_the_registry() -> None:
     match = re.search(re.escape(START) + r"\n(.*?)\n" + re.escape(END), text, re.S)
     assert match, "README lost its rules-table markers"
     assert match.group(1) == rules_table(), "run `python -m compilelint.docs README.md`"
+
+
+def test_readme_lists_every_option_of_check() -> None:
+    from compilelint.docs import markers, options_table
+
+    start, end = markers("check-options")
+    text = README.read_text(encoding="utf-8")
+    match = re.search(re.escape(start) + r"\n(.*?)\n" + re.escape(end), text, re.S)
+    assert match, "README lost its check-options markers"
+    assert match.group(1) == options_table(), "run `python -m compilelint.docs README.md`"
+    assert "`--stdin-filename PATH`" in match.group(1) and "`--output-format" in match.group(1)

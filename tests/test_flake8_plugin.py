@@ -164,3 +164,20 @@ def test_bad_config_is_reported_not_raised(tmp_path: Path) -> None:
     assert len(errors) == 1 and errors[0][:2] == (1, 0)
     assert errors[0][2].startswith("CL999 compilelint configuration error:")
     assert isinstance(settings_for_folder(str(tmp_path)), ConfigError)
+
+
+MULTILINE_NOQA = (
+    "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        print(\n            x,\n        )  # noqa: CL101\n"
+    "        y = x.sum(\n        ).item()  # noqa\n"
+    "        if x.sum() > 0:\n            x = x + 1  # noqa: CL103 (in the body: does not silence the if)\n"
+    "        return x\n"
+)
+
+
+def test_noqa_anywhere_in_a_multi_line_statement(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(MULTILINE_NOQA)
+    found = parse(flake8("--select", "CL", "m.py", cwd=tmp_path).stdout)
+    assert [(row, text.split()[0]) for _, row, _, text in found] == [(11, "CL103")]
+    every = parse(flake8("--select", "CL", "--disable-noqa", "m.py", cwd=tmp_path).stdout)
+    assert [text.split()[0] for _, _, _, text in every] == ["CL101", "CL105", "CL103"]

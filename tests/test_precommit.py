@@ -118,3 +118,18 @@ def test_an_unfixable_finding_fails_without_touching_the_file(project: Path, hoo
     assert "CL105" in result.stdout and "files were modified" not in result.stdout
     after = path.stat()
     assert path.read_text() == UNFIXABLE and (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_excluded_and_gitignored_files_are_left_alone(project: Path, hook_repo: tuple[Path, str, Path]) -> None:
+    """pre-commit names each staged file; the project's excludes still hold for them."""
+    (project / "pyproject.toml").write_text('[tool.compilelint]\nextend-exclude = ["generated"]\n')
+    (project / ".gitignore").write_text("scratch_*.py\n")
+    (project / "generated").mkdir()
+    for name in ("generated/g.py", "scratch_1.py"):
+        (project / name).write_text(FIXABLE)
+    git(project, "add", "-f", "scratch_1.py")  # a gitignored file staged anyway
+    (project / "m.py").write_text(CLEAN)
+    result = commit(project, hook_repo, "pyproject.toml", ".gitignore", "generated/g.py", "m.py")
+    assert result.returncode == 0, result.stdout
+    assert (project / "generated" / "g.py").read_text() == FIXABLE
+    assert (project / "scratch_1.py").read_text() == FIXABLE

@@ -9,7 +9,7 @@ which keeps its bytes, and the other files are still fixed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -87,12 +87,15 @@ class FixReport:
 
 
 def apply_fixes(
-    results: Sequence[FileResult], settings: Settings, unsafe: bool, diff: bool, jobs: int | None = None
+    results: Sequence[FileResult], settings: Settings, unsafe: bool, diff: bool, jobs: int | None = None,
+    settings_of: Callable[[str], Settings] | None = None,
 ) -> FixReport:
-    """Fix the files among ``results`` that have an applicable fix; write them unless ``diff``."""
+    """Fix the files among ``results`` that have an applicable fix; write them unless ``diff``.
+
+    ``settings_of`` gives each file its own settings (its nearest config); else ``settings``."""
     removed = sweep_temp_files(_directories(r.path for r in results))
     todo = [r.path for r in results if os.path.isfile(r.path) and any(applicable(f, unsafe) for f in r.findings)]
-    setups = _setups(results, todo, settings)
+    setups = _setups(results, todo, settings_of or (lambda _: settings))
     fixes = _fix_all([(path, setups[path]) for path in todo], unsafe, jobs or os.cpu_count() or 1)
     outcomes: dict[str, FileOutcome] = {}
     by_path = {r.path: r for r in results}
@@ -112,14 +115,14 @@ def fix_paths(
     return apply_fixes(lint_paths(paths, settings, jobs=jobs), settings, unsafe, diff, jobs)
 
 
-def _setups(results: Sequence[FileResult], todo: Sequence[str], settings: Settings) -> dict[str, LintSetup]:
+def _setups(results: Sequence[FileResult], todo: Sequence[str], settings_of: Callable[[str], Settings]) -> dict[str, LintSetup]:
     """Lint each file to fix as the run did: with the functions other files' compiled
     regions call in it (cross-file entry points, rebuilt from the results' calls)."""
     modules = ModuleMap(r.path for r in results)
     entries: dict[str, dict[str, EntryPoint]] = {}
     collect_entries(results, modules, entries)
     return {
-        path: LintSetup(settings, tuple(entries.get(path, {}).values()), modules.by_path.get(path)) for path in todo
+        path: LintSetup(settings_of(path), tuple(entries.get(path, {}).values()), modules.by_path.get(path)) for path in todo
     }
 
 

@@ -6,6 +6,7 @@ linting. Torch is imported only in the child processes the runner starts.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -51,15 +52,22 @@ def lint_findings(paths: Sequence[str]) -> list[Finding]:
     return [f for f in findings if not f.code.startswith("CL9")]  # CL9xx: cannot lint
 
 
-def configured_targets(paths: Sequence[str]) -> list[str]:
-    """``[tool.compilelint.verify] targets`` from the pyproject.toml above PATHS or here."""
+def run_config(paths: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The pyproject.toml above PATHS (or here) and its ``[tool.compilelint.verify] targets``.
+
+    The lookup stops at the project root, and targets outside the project are refused
+    (``compilelint.config``): a config planted above the project is never run."""
     from compilelint.config import ConfigError, load_settings
 
     try:
         settings = load_settings(list(paths) or [os.getcwd()])
     except ConfigError as error:
         raise VerifyError(str(error)) from error
-    return list(settings.verify_targets)
+    return settings.config_path, list(settings.verify_targets)
+
+
+def configured_targets(paths: Sequence[str]) -> list[str]:
+    return run_config(paths)[1]
 
 
 def check_cuda(python: str) -> None:
@@ -148,7 +156,8 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
     Exit status: 0 when every target ran and no break was found, 1 when findings are
     confirmed or breaks were missed, 2 when a target could not run.
     """
-    files = target_files or tuple(configured_targets(paths))
+    config, configured = run_config(paths)
+    files = target_files or tuple(configured)
     if not files:
         raise click.UsageError("no targets: pass --targets FILE or set [tool.compilelint.verify] targets")
     if device.startswith("cuda"):
@@ -160,7 +169,10 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
     )  # fmt: skip
     _terminate_on_sigterm()
     err = Console(stderr=True)
+    if not quiet:
+        err.print(f"config: {config or 'none'} · targets: {', '.join(files)}", markup=False, highlight=False)
     report = verify(VerifyRequest(paths, tuple(os.path.abspath(f) for f in files), names, options, quiet), err)
+    report = dataclasses.replace(report, config=config, targets_files=tuple(os.path.abspath(f) for f in files))
     emit(report, output_format, output)
     sys.exit(report.exit_code())
 

@@ -41,6 +41,8 @@ class VerifyReport:
     targets: tuple[TargetReport, ...]
     lint_paths: tuple[str, ...]
     outside: tuple[Finding, ...] = ()  # findings in functions no target ran
+    config: str | None = None  # the pyproject.toml that configured the run
+    targets_files: tuple[str, ...] = ()
 
     def finding_statuses(self) -> dict[tuple[str, int, int, str], str]:
         """Each finding once, with the best status any target gave it."""
@@ -156,6 +158,8 @@ def to_json(report: VerifyReport) -> dict[str, Any]:
     return {
         "schema": SCHEMA_VERSION,
         "lint_paths": [display_path(path) for path in report.lint_paths],
+        "config": display_path(report.config) if report.config else None,
+        "targets_files": [display_path(path) for path in report.targets_files],
         "targets": [target_json(target) for target in report.targets],
         "not_reached": [
             {"code": f.code, "path": display_path(os.path.abspath(f.path)), "line": f.line,

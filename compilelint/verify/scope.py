@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+from pathlib import Path
 from collections.abc import Iterable
 
 from compilelint.verify.attribution import UserFiles, canonical
@@ -18,10 +19,17 @@ _MAX_FILES = 500  # a bound on the walk, in case a project imports half of itsel
 
 
 def project_root(start: str) -> str:
-    """The nearest folder above ``start`` holding a project marker; else start's folder."""
+    """The nearest folder above ``start`` holding a project marker; else start's folder.
+
+    The root goes on the targets' ``sys.path``: the walk never enters a folder the user
+    does not own or anyone may write to (``/tmp``), where anyone could plant a marker."""
+    from compilelint.config import is_trusted_folder
+
     folder = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start))
     probe = folder
     while True:
+        if not is_trusted_folder(Path(probe)):
+            return folder
         if any(os.path.exists(os.path.join(probe, marker)) for marker in _MARKERS):
             return probe
         parent = os.path.dirname(probe)
