@@ -1,4 +1,4 @@
-"""The ``compilelint`` command: ``check`` (the default), ``rule``, ``rules`` and ``verify``.
+"""The ``compilelint`` command: ``check`` (the default), ``rule``, ``rules``, ``gb`` and ``verify``.
 
 A thin adapter, like the flake8 plugin: it turns flags into ``Settings``, asks the engine
 for ``FileResult``s, hands the findings to ``compilelint.report`` and picks the exit code.
@@ -27,6 +27,7 @@ from compilelint.config import ConfigError, Settings, SettingsResolver
 from compilelint.engine import all_findings, lint_files, lint_source
 from compilelint.files import Discovery, SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding
+from compilelint.graph_break_command import gb_command
 from compilelint.positions import LineIndex
 from compilelint.registry import all_rules
 from compilelint.report import (
@@ -535,3 +536,4 @@ def _add_verify(group: click.Group) -> None:
 
 
 _add_verify(main)
+main.add_command(gb_command)

@@ -1,5 +1,9 @@
-"""The README's generated tables: rules from the registry, ``check``'s options from click
-(``python -m compilelint.docs README.md``); a test keeps both in sync."""
+"""Generated docs: the README's tables (rules from the registry, ``check``'s options from
+click) and ``rules/GRAPH_BREAKS.md``.
+
+``python -m compilelint.docs README.md`` refreshes all of them (the graph-break page lies in
+the README's folder under ``rules/``); tests keep them in sync.
+"""
 
 from __future__ import annotations
 
@@ -72,5 +76,9 @@ def update_readme(readme: Path) -> bool:
 
 
 if __name__ == "__main__":
+    from compilelint.graph_break_doc import DOC_PATH, update_doc
+
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
     print(f"{target}: {'updated' if update_readme(target) else 'up to date'}")
+    graph_breaks_page = target.parent / DOC_PATH
+    print(f"{graph_breaks_page}: {'updated' if update_doc(target.parent) else 'up to date'}")
