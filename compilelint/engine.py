@@ -160,7 +160,7 @@ def _analyse(
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks."""
     raw: list[RawFinding] = []
-    index = build_index(tree, find_compile_calls="compile" in text, text=text)
+    index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text)
     analysis = RegionAnalysis(index)
     for entry in entries:
         analysis.add_entry(entry)
@@ -178,7 +178,7 @@ def _analyse(
         dispatcher.failures.extend(module_dispatcher.failures)
     probes = {rule.code for rule in break_rules}
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
-    return raw, dispatcher.failures, list(analysis.external_calls.values())
+    return raw, dispatcher.failures, analysis.external_calls()
 
 
 def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:

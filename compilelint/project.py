@@ -24,6 +24,7 @@ class ExternalCall:
     positional: tuple[Kind, ...]
     keywords: tuple[tuple[str, Kind], ...]
     chain: tuple[str, ...]  # the caller's region chain
+    root: bool = False  # not a call: the caller's file compiles it (torch.compile(crf.decode))
 
 
 @dataclass
@@ -34,10 +35,12 @@ class EntryPoint:
     positional: list[Kind] = field(default_factory=list)
     keywords: dict[str, Kind] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
+    root: bool = False  # compiled by another file: Dynamo starts tracing here
 
     def merge(self, call: ExternalCall) -> bool:
         """Join another call's argument kinds; True if anything changed."""
-        changed = False
+        changed = call.root and not self.root
+        self.root |= call.root
         for position, kind in enumerate(call.positional):
             if position >= len(self.positional):
                 self.positional.append(kind)
@@ -98,7 +101,12 @@ class ModuleMap:
                 self.by_path[path] = name
 
     def locate(self, target: str) -> tuple[str, str] | None:
-        """(file, function name) for ``pkg.mod.func``, when ``pkg.mod`` is a file of the run."""
+        """(file, name) for ``pkg.mod.func`` or ``pkg.mod.Class.method``, when ``pkg.mod``
+        is a file of the run; the name is ``func`` or ``Class.method``."""
         module, _, function = target.rpartition(".")
         path = self.by_name.get(module)
-        return (path, function) if path is not None and function else None
+        if path is not None and function:
+            return path, function
+        module, _, cls = module.rpartition(".")
+        path = self.by_name.get(module)
+        return (path, f"{cls}.{function}") if path is not None and cls and function else None

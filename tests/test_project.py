@@ -65,3 +65,64 @@ def test_imported_helpers_are_analysed_as_compiled_code(tmp_path: Path) -> None:
 def test_a_helper_alone_is_not_compiled_code(tmp_path: Path) -> None:
     _write(tmp_path, {k: v for k, v in PROJECT.items() if k != "pkg/sub/model.py"})
     assert [f for r in lint_paths([str(tmp_path)], jobs=1) for f in r.findings] == []
+
+
+CROSS_FILE_ROOTS = {
+    "pkg/__init__.py": "from .crf import *\n",
+    "pkg/crf.py": (
+        "import torch\nfrom torch import nn\n"
+        "class CRF(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x\n"
+        "    def decode(self, e):\n"
+        "        if e.sum() > 0:\n"
+        "            return e * 2\n"
+        "        return e\n"
+        "    def score(self, e):\n"
+        "        print('never compiled')\n"
+        "def step(x):\n"
+        "    print('step')\n"
+        "    return x\n"
+    ),
+    "pkg/layers.py": (
+        "import torch\nfrom torch import nn\n"
+        "class RelativePosition(nn.Module):\n"
+        "    def forward(self, i, j):\n"
+        "        return torch.arange(j - i, j)\n"
+    ),
+    "pkg/utils.py": "def peak(x):\n    return x.max().item()\n",
+    "pkg/net.py": (
+        "import torch\nfrom torch import nn\n"
+        "from .layers import RelativePosition\nfrom .utils import *\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.rel = RelativePosition()\n"
+        "    def forward(self, x):\n"
+        "        n = x.shape[0]\n"
+        "        return x + self.rel(0, n) + peak(x)\n"
+    ),
+    "train.py": (
+        "import torch\nfrom pkg import CRF, step\n"
+        "crf = CRF()\n"
+        "decode = torch.compile(crf.decode)\n"
+        "fast_step = torch.compile(backend='eager')(step)\n"
+    ),
+}
+
+
+def test_what_another_file_compiles_is_a_root(tmp_path: Path) -> None:
+    # crf.decode and step are compiled in train.py, through pkg/__init__'s star re-export;
+    # the submodule's forward gets sizes (no implicit .item() on arange), peak() comes
+    # through `from .utils import *`
+    _write(tmp_path, CROSS_FILE_ROOTS)
+    found = {
+        (Path(r.path).relative_to(tmp_path).as_posix(), f.line, f.code, f.region)
+        for r in lint_paths([str(tmp_path)], jobs=1)
+        for f in r.findings
+    }
+    assert found == {
+        ("pkg/crf.py", 7, "CL103", ("CRF.decode",)),
+        ("pkg/crf.py", 13, "CL101", ("step",)),
+        ("pkg/utils.py", 2, "CL105", ("Net.forward", "peak")),
+    }

@@ -49,6 +49,9 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
     if name is not None and _imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
+    elif isinstance(node.func, ast.Name) and _from_star_import(evaluator, node.func.id):
+        for module in evaluator.index.imports.stars:  # from .utils import *: one of them defines it
+            evaluator.sink.external(node, evaluator, f"{module}.{node.func.id}")
     if isinstance(node.func, ast.Attribute):
         own = evaluator.sink.attribute(node.func, evaluator)  # self.<submodule>(...)
         if own is not None:
@@ -222,3 +225,10 @@ def _imported_root(evaluator: Evaluator, func: ast.expr) -> bool:
     while isinstance(root, ast.Attribute):
         root = root.value
     return isinstance(root, ast.Name) and root.id in evaluator.index.imports and root.id not in evaluator.locals
+
+
+def _from_star_import(evaluator: Evaluator, name: str) -> bool:
+    """A free name in a file with ``from x import *`` that nothing else binds."""
+    if not evaluator.index.imports.stars:
+        return False
+    return name not in evaluator.locals and name not in evaluator.env and name not in evaluator.index.module_names

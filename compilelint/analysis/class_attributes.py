@@ -124,6 +124,8 @@ def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -
     if name.startswith("torch.") and last[:1].islower() and not name.startswith("torch.nn.init"):
         return Kind.TENSOR if not name.startswith(("torch.cuda.", "torch.backends.")) else Kind.STATIC
     if last[:1].isupper() and not last.isupper():
+        if not name.startswith("torch."):
+            cls.external_attribute_classes[attr] = name  # its forward is another file's
         return Kind.MODULE  # an imported class: a submodule built from config
     return Kind.UNKNOWN
 
@@ -146,6 +148,15 @@ def _element_class(index: ModuleIndex, value: ast.Call) -> ClassInfo | None:
     if len(classes) == 1 and len(candidates) > 0 and all(isinstance(c, ast.Call) for c in candidates):
         name = classes.pop()
         return index.classes.get(name) if name else None
+    return None
+
+
+def external_attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> str | None:
+    """The qualified name of the imported class whose instance ``self.name`` holds."""
+    for klass in cls.mro():
+        _attributes(index, klass)
+        if name in klass.external_attribute_classes:
+            return klass.external_attribute_classes[name]
     return None
 
 

@@ -15,6 +15,7 @@ class ImportTable:
 
     def __init__(self) -> None:
         self._names: dict[str, str] = {}
+        self.stars: list[str] = []  # modules of ``from x import *``: a free name may come from any
 
     def add(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -29,6 +30,7 @@ class ImportTable:
         module = "." * node.level + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
+                self.stars.append(module)
                 continue
             sep = "" if module.endswith(".") or not module else "."
             self._names[alias.asname or alias.name] = f"{module}{sep}{alias.name}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from compilelint.analysis.imports import ImportTable
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.roots import COMPILING_DECORATORS, CompileSites, collect_compile_sites, mark_compiler_decorators
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -42,7 +43,6 @@ OPAQUE_DECORATORS = frozenset(
         "triton.autotune",
     }
 )
-COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 
 
 @dataclass
@@ -93,6 +93,8 @@ class ClassInfo:
     attribute_classes: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> -> local class of the modules in the nn.ModuleList/Sequential it holds
     element_classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # self.<attr> -> qualified name of the imported class instantiated into it
+    external_attribute_classes: dict[str, str] = field(default_factory=dict)
     # attributes some method other than __init__ sets to a literal
     reset_attributes: set[str] = field(default_factory=set)
 
@@ -131,7 +133,7 @@ class ModuleIndex:
     functions: dict[str, FunctionInfo]
     classes: dict[str, ClassInfo]
     module_names: set[str]  # every name bound at module level (shadows builtins)
-    compile_calls: list[ast.Call]  # torch.compile(...) calls anywhere in the file
+    compile_sites: CompileSites  # torch.compile(...) calls anywhere in the file, and what they compile
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
     text: str = ""
     _class_text: str | None = None
@@ -180,7 +182,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
     functions: dict[str, FunctionInfo] = {}
     classes: dict[str, ClassInfo] = {}
     module_names: set[str] = set()
-    index = ModuleIndex(imports, functions, classes, module_names, [], text=text)
+    index = ModuleIndex(imports, functions, classes, module_names, CompileSites(), text=text)
     for stmt in _top_level_statements(tree.body):
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.add(stmt)
@@ -201,7 +203,8 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
     if "_dynamo_marked_constant" in text:
         _mark_constant_functions(tree, index)
     if find_compile_calls:
-        index.compile_calls.extend(_compile_calls(tree, imports))
+        index.compile_sites = collect_compile_sites(tree, imports)
+        mark_compiler_decorators(index)
     return index
 
 
@@ -214,7 +217,7 @@ def function_info(
             info.disabled = True
         elif name in OPAQUE_DECORATORS:
             info.opaque = True
-        elif name in COMPILE_FUNCTIONS:
+        elif name in COMPILING_DECORATORS:
             info.compiled = True
         elif name in ("staticmethod", "builtins.staticmethod"):
             info.is_static = True
@@ -284,12 +287,6 @@ def _external_base(name: str, index: ModuleIndex) -> bool:
     if name in index.classes or name in NOT_MODULE_BASES or name.startswith(("torch.", "typing.")):
         return False
     return not NOT_MODULE_NAME.search(name.rsplit(".", 1)[-1])
-
-
-def _compile_calls(tree: ast.Module, imports: ImportTable) -> Iterator[ast.Call]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and imports.qualname(node.func) in COMPILE_FUNCTIONS:
-            yield node
 
 
 def _mark_constant_functions(tree: ast.Module, index: ModuleIndex) -> None:

@@ -15,11 +15,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
-from compilelint.analysis.class_attributes import attribute_class, attribute_kind, element_class
+from compilelint.analysis.class_attributes import (
+    attribute_class,
+    attribute_kind,
+    element_class,
+    external_attribute_class,
+)
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex, function_info
+from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_kind
 from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
     annotation_kind,
@@ -64,41 +70,76 @@ class RegionAnalysis:
         self.states: dict[int, FunctionState] = {}  # id(FunctionInfo) -> state
         self.order: list[FunctionState] = []  # discovery order (roots first)
         self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
-        self.external_calls: dict[tuple[str, tuple[str, ...]], ExternalCall] = {}
+        # calls into other files: re-exports passed on and roots compiled here, then the calls
+        # compiled code makes, one per call site (its latest pass replaces earlier ones)
+        self.forwarded: dict[tuple[str, tuple[str, ...]], ExternalCall] = {}
+        self.external_sites: dict[tuple[str, tuple[str, ...]], dict[int, ExternalCall]] = {}
         self._worklist: deque[FunctionState] = deque()
+        self._root_ids: set[int] | None = None
         self._parents: dict[int, dict[int, ast.AST]] = {}  # id(function node) -> parent map
 
     def add_entry(self, entry: EntryPoint) -> None:
-        """A function another file's compiled region calls: compiled here too."""
-        info = self.index.functions.get(entry.name)
-        cls = self.index.classes.get(entry.name)
-        if info is None and cls is not None:  # another file builds this class in compiled code
-            init = cls.find_method("__init__")
-            if init is not None and not init.disabled:
-                state = self._add(init, entry.chain, root=False)
-                state.incoming[ENTRY] = bind_kinds(init.node, entry.positional, entry.keywords, skip_self=True)
-                state.params.update(state.incoming[ENTRY])
-                state.params_from_calls = True
-            return
+        """A function another file's compiled region calls, or another file compiles."""
+        info, skip_self = self._entry_function(entry.name, entry.root)
         if info is None:
-            imported = self.index.imports.get(entry.name)  # re-exported: pass the call on
-            if imported is not None:
-                key = (imported, entry.chain)
-                self.external_calls[key] = ExternalCall(
-                    imported, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1]
-                )
+            self._pass_on(entry)
             return
         if info.disabled or info.opaque:
             return
+        if entry.root:
+            self._add(info, (info.qualname,), root=True)
+            if not entry.positional and not entry.keywords:
+                return
         state = self._add(info, entry.chain, root=False)
-        state.incoming[ENTRY] = bind_kinds(info.node, entry.positional, entry.keywords)
-        state.params.update(state.incoming[ENTRY])
+        passed = bind_kinds(info.node, entry.positional, entry.keywords, skip_self=skip_self)
+        if self._is_root(info):  # what no caller shows stays what a root's inputs are taken for
+            guessed = root_parameter_kinds(info)
+            passed = {name: guessed.get(name, kind) if kind == Kind.UNKNOWN else kind for name, kind in passed.items()}
+        state.incoming[ENTRY] = passed
+        state.params.update(passed)
         state.params_from_calls = True
+
+    def _is_root(self, info: FunctionInfo) -> bool:
+        if self._root_ids is None:
+            self._root_ids = {id(root) for root in find_roots(self.index)}
+        return id(info) in self._root_ids
+
+    def _entry_function(self, name: str, root: bool) -> tuple[FunctionInfo | None, bool]:
+        """The function an entry names: ``helper``, ``Class.method``, or ``Class`` (another
+        file builds it in compiled code: its ``__init__``; compiles it: its ``forward``)."""
+        cls_name, _, method_name = name.rpartition(".")
+        if cls_name:
+            cls = self.index.classes.get(cls_name)
+            method = cls.find_method(method_name) if cls is not None else None
+            return method, method is not None and not method.is_static
+        info = self.index.functions.get(name)
+        if info is not None:
+            return info, False
+        cls = self.index.classes.get(name)
+        if cls is None:
+            return None, False
+        return cls.find_method("forward" if root else "__init__"), True
+
+    def _pass_on(self, entry: EntryPoint) -> None:
+        """A name this file imports (a re-export through ``__init__.py``): the call goes on."""
+        head, dot, rest = entry.name.partition(".")
+        if head in self.index.classes or head in self.index.functions:
+            return
+        imported = self.index.imports.get(head)
+        targets = [imported + dot + rest] if imported is not None else [f"{star}.{entry.name}" for star in self.index.imports.stars]
+        for target in targets:
+            self.forwarded[(target, entry.chain)] = ExternalCall(
+                target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root
+            )
 
     # --- building ------------------------------------------------------------------------
     def run(self) -> None:
         for info in find_roots(self.index):
-            self._add(info, (info.qualname,), root=True)
+            state = self._add(info, (info.qualname,), root=True)
+            if state.root:
+                state.params.update(self._literal_arguments(info))
+        for target in compile_call_roots(self.index).external:  # compiled here, defined there
+            self.forwarded[(target, ())] = ExternalCall(target, (), (), (), root=True)
         while self._worklist:
             state = self._worklist.popleft()
             if state.passes >= MAX_PASSES_PER_FUNCTION:
@@ -110,6 +151,25 @@ class RegionAnalysis:
                 for caller in state.callers:
                     self._enqueue(self.states[caller])
         self._settle_entry_conditions()
+
+    def _literal_arguments(self, info: FunctionInfo) -> dict[str, Kind]:
+        """Parameters every call of the compiled function in this file passes a literal to
+        (``opt_f(x, True)``): Python constants, not the tensors a root's guess assumes."""
+        found: dict[str, Kind] = {}
+        unknown: set[str] = set()
+        bound = info.owner is not None and not info.is_static
+        for call in calls_of_compiled(self.index, info):
+            literals: dict[int, Kind] = {}
+            for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
+                kind = literal_kind(value, self.index)
+                if kind is not None:
+                    literals[id(value)] = kind
+            for name, kind in bind_arguments(info.node, call, bound, literals).items():
+                if kind == Kind.STATIC:
+                    found[name] = kind
+                else:
+                    unknown.add(name)
+        return {name: kind for name, kind in found.items() if name not in unknown}
 
     def _settle_entry_conditions(self) -> None:
         """Conditions shared by every call site, the caller's own added; roots and
@@ -173,6 +233,14 @@ class RegionAnalysis:
         state.return_elements = elements
         return returns
 
+    def external_calls(self) -> list[ExternalCall]:
+        """What other files must analyse: each callee once per chain, with the kinds its
+        call sites pass joined."""
+        calls = list(self.forwarded.values())
+        for sites in self.external_sites.values():
+            calls.append(_joined(list(sites.values())))
+        return calls
+
     # --- facts for rules -----------------------------------------------------------------
     def regions(self) -> Iterator[FunctionState]:
         return iter(self.order)
@@ -226,12 +294,13 @@ class FunctionScope:
             return None
         receiver = func.value
         if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
-            return self._resolve_self(func.attr)
+            return self._resolve_self(func.attr, call, evaluator)
         if isinstance(receiver, ast.Name) and receiver.id in evaluator.instances:
             return _method(evaluator.instances[receiver.id], func.attr)
         held = self._self_attribute_class(receiver)
         if held is not None:  # self.structure.init_inputs(...)
             return _method(held, func.attr)
+        self._external_submodule_call(receiver, func.attr, call, evaluator)
         if _is_super_call(receiver) and self.state.owner is not None:
             for base in list(self.state.owner.mro())[1:]:
                 if func.attr in base.methods:
@@ -272,7 +341,7 @@ class FunctionScope:
             return (init, True) if init is not None else None
         return None
 
-    def _resolve_self(self, attr: str) -> tuple[FunctionInfo, bool] | None:
+    def _resolve_self(self, attr: str, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
         owner = self.state.owner
         assert owner is not None
         method = owner.find_method(attr)
@@ -283,7 +352,16 @@ class FunctionScope:
             forward = submodule.find_method("forward")
             if forward is not None:
                 return forward, True
+        self._external_submodule_call(call.func, "forward", call, evaluator)
         return None
+
+    def _external_submodule_call(self, receiver: ast.expr, method: str, call: ast.Call, evaluator: Evaluator) -> None:
+        """``self.rel(0, n)`` / ``self.rel.decode(x)`` where ``self.rel`` holds an imported
+        class: the other file's method gets the kinds passed here, sizes and flags as such."""
+        own = self._own_attribute(receiver)
+        imported = external_attribute_class(self.analysis.index, *own) if own else None
+        if imported is not None:
+            self.external(call, evaluator, f"{imported}.{method}")
 
     def _resolve_class_attribute(self, cls: ClassInfo, attr: str) -> tuple[FunctionInfo, bool] | None:
         if attr == "apply":  # autograd.Function: apply(*args) runs forward(ctx, *args)
@@ -327,11 +405,8 @@ class FunctionScope:
         else:
             positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
         keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
-        key = (qualname, self.state.chain)
-        previous = self.analysis.external_calls.get(key)
-        if previous is not None:
-            positional = tuple(a | b for a, b in zip(previous.positional, positional)) if positional else ()
-        self.analysis.external_calls[key] = ExternalCall(qualname, positional, keywords, self.state.chain)
+        sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
+        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain)
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
         receiver = node.value
@@ -339,6 +414,22 @@ class FunctionScope:
             evaluator.cache[id(receiver)] = Kind.MODULE
             return attribute_kind(self.analysis.index, self.state.owner, node.attr)
         return None
+
+
+def _joined(calls: list[ExternalCall]) -> ExternalCall:
+    """One call with the kinds of all: position by position, keyword by keyword."""
+    positional: list[Kind] = []
+    keywords: dict[str, Kind] = {}
+    for call in calls:
+        for position, kind in enumerate(call.positional):
+            if position < len(positional):
+                positional[position] |= kind
+            else:
+                positional.append(kind)
+        for name, kind in call.keywords:
+            keywords[name] = keywords.get(name, Kind.NONE) | kind
+    first = calls[0]
+    return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain)
 
 
 def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
@@ -393,27 +484,6 @@ def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:
     for function in index.functions.values():
         if function.compiled and not function.disabled:
             yield function
-    yield from _compile_call_targets(index)
-
-
-def _compile_call_targets(index: ModuleIndex) -> Iterator[FunctionInfo]:
-    for call in index.compile_calls:
-        if not call.args:
-            continue
-        target = call.args[0]
-        if isinstance(target, ast.Call):  # torch.compile(Net())
-            target = target.func
-        if isinstance(target, ast.Attribute) and target.attr == "forward":
-            target = target.value
-        if not isinstance(target, ast.Name):
-            continue
-        function = index.functions.get(target.id)
-        if function is not None:
-            function.compiled = True
-            yield function
-            continue
-        cls = index.classes.get(target.id)
-        if cls is not None:
-            forward = cls.find_method("forward")
-            if forward is not None:
-                yield forward
+    for info in compile_call_roots(index).local:
+        if not info.disabled and not info.opaque:
+            yield info

@@ -1,0 +1,271 @@
+"""Compile roots: the functions a file hands to ``torch.compile``, in every spelling.
+
+Measured on torch 2.13 (backend eager; default, ``fullgraph=True``, ``dynamic=True``): a
+``print`` breaks the graph in ``fn`` under each of ``torch.compile(fn)``,
+``torch.compile(backend="eager")(fn)``, ``opt = torch.compile(...); opt(fn)``, ``@opt``,
+``torch._dynamo.optimize("eager")(fn)`` and ``model.compile()`` (which compiles the
+model's ``forward``); ``torch.compile(crf.decode)`` traces ``decode``, which is no
+``forward``. So a root is whatever such a call receives: a function, a class or instance
+(its ``forward``), or a bound method ``obj.method`` whose object's class the file shows.
+Targets imported from another file become roots there (``external``).
+
+One walk over the file, only for files that mention ``compile`` or ``optimize``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from compilelint.analysis.imports import ImportTable
+from compilelint.analysis.kinds import Kind
+
+if TYPE_CHECKING:
+    from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+
+# take the compiled function as their first argument (or ``model=``)
+COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch.compiler.compile"})
+# return a compiler, called on the function next (or used as a decorator)
+COMPILER_FACTORIES = frozenset(
+    {"torch._dynamo.optimize", "torch._dynamo.optimize_assert", "torch._dynamo.eval_frame.optimize"}
+)
+COMPILING_DECORATORS = COMPILE_FUNCTIONS | COMPILER_FACTORIES
+
+
+@dataclass
+class CompileSites:
+    """What one walk of the file found about compiling."""
+
+    calls: list[ast.Call] = field(default_factory=list)  # every compile / factory call
+    # what is compiled, with the class whose method holds the compile call (for ``self.x``)
+    targets: list[tuple[ast.expr, str | None]] = field(default_factory=list)
+    compilers: set[str] = field(default_factory=set)  # names bound to a compiler: opt = torch.compile()
+    compiled_names: dict[str, list[ast.expr]] = field(default_factory=dict)  # opt_f = torch.compile(f)
+    instances: dict[str, set[str]] = field(default_factory=dict)  # crf = CRF() -> {"CRF"}
+    calls_by_name: dict[str, list[ast.Call]] = field(default_factory=dict)  # name(...) anywhere
+    model_compiles: list[tuple[ast.expr, str | None]] = field(default_factory=list)  # model.compile()
+
+
+def collect_compile_sites(tree: ast.Module, imports: ImportTable) -> CompileSites:
+    sites = CompileSites()
+    assigned: list[tuple[str, ast.expr]] = []
+    factory_calls: list[tuple[ast.Call, str | None]] = []
+    stack: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while stack:
+        node, owner = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            owner = node.name
+        elif isinstance(node, ast.Call):
+            name = imports.qualname(node.func)
+            if name in COMPILE_FUNCTIONS or name in COMPILER_FACTORIES:
+                sites.calls.append(node)
+                target = _compile_target(node) if name in COMPILE_FUNCTIONS else None
+                if target is not None:
+                    sites.targets.append((target, owner))
+            if isinstance(node.func, ast.Call):  # torch.compile(backend="eager")(fn)
+                factory_calls.append((node, owner))
+            elif isinstance(node.func, ast.Name):
+                sites.calls_by_name.setdefault(node.func.id, []).append(node)
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "compile" and not node.args:
+                sites.model_compiles.append((node.func.value, owner))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.append((node.targets[0].id, node.value))
+        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+    for call, owner in factory_calls:
+        if _is_compiler(call.func, imports, sites.compilers) and call.args:
+            sites.targets.append((call.args[0], owner))
+    for name, value in assigned:
+        _record_assignment(sites, imports, name, value)
+    for name in sites.compilers:  # opt(fn)
+        for call in sites.calls_by_name.get(name, ()):
+            if call.args:
+                sites.targets.append((call.args[0], None))
+                sites.calls.append(call)
+    return sites
+
+
+def _record_assignment(sites: CompileSites, imports: ImportTable, name: str, value: ast.expr) -> None:
+    if not isinstance(value, ast.Call):
+        return
+    if _is_compiler(value, imports, set()):
+        sites.compilers.add(name)
+        return
+    target = _compiled_by(value, imports, sites.compilers)
+    if target is not None:
+        sites.compiled_names.setdefault(name, []).append(target)
+        return
+    constructed = imports.qualname(value.func)
+    if constructed is not None and constructed.rsplit(".", 1)[-1][:1].isupper():
+        sites.instances.setdefault(name, set()).add(constructed)
+
+
+def _compile_target(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "model"), None)
+
+
+def _is_compiler(node: ast.expr, imports: ImportTable, compilers: set[str]) -> bool:
+    """``torch.compile(mode=...)``, ``torch._dynamo.optimize("eager")``, a name bound to one."""
+    if isinstance(node, ast.Name) and node.id in compilers:
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    name = imports.qualname(node.func)
+    return name in COMPILER_FACTORIES or (name in COMPILE_FUNCTIONS and _compile_target(node) is None)
+
+
+def _compiled_by(value: ast.Call, imports: ImportTable, compilers: set[str]) -> ast.expr | None:
+    """What ``value`` compiles: ``torch.compile(f)``, ``torch.compile(mode=...)(f)``, ``opt(f)``."""
+    if imports.qualname(value.func) in COMPILE_FUNCTIONS:
+        return _compile_target(value)
+    if _is_compiler(value.func, imports, compilers) and value.args:
+        return value.args[0]
+    return None
+
+
+def mark_compiler_decorators(index: ModuleIndex) -> None:
+    """``@opt`` where ``opt = torch.compile(...)``: the decorated function is compiled."""
+    compilers = index.compile_sites.compilers
+    if not compilers:
+        return
+    functions = list(index.functions.values())
+    functions += [m for cls in index.classes.values() for m in cls.methods.values()]
+    for info in functions:
+        for decorator in info.node.decorator_list:
+            if isinstance(decorator, ast.Name) and decorator.id in compilers:
+                info.compiled = True
+
+
+# --- resolving targets ----------------------------------------------------------------------
+@dataclass
+class Roots:
+    local: list[FunctionInfo]
+    external: list[str]  # qualified names in other modules: "..model.CRF.decode"
+
+
+def compile_call_roots(index: ModuleIndex) -> Roots:
+    roots = Roots([], [])
+    for target, owner in index.compile_sites.targets:
+        _resolve_target(index, target, owner, roots)
+    for receiver, owner in index.compile_sites.model_compiles:  # model.compile(): its forward
+        for cls in _receiver_classes(index, receiver, owner, instances_only=True):
+            roots.local.extend(_forwards(cls))
+        for qualname in _external_receivers(index, receiver, instances_only=True):
+            roots.external.append(f"{qualname}.forward")
+    for info in roots.local:
+        info.compiled = True
+    return roots
+
+
+def _resolve_target(index: ModuleIndex, target: ast.expr, owner: str | None, roots: Roots) -> None:
+    if isinstance(target, ast.Call):  # torch.compile(Net()): a class built; not make_model()
+        name = index.qualname(target.func) or ""
+        if name in index.classes:
+            roots.local.extend(_forwards(index.classes[name]))
+        elif isinstance(target.func, ast.Name) and target.func.id in index.imports and name.rsplit(".", 1)[-1][:1].isupper():
+            roots.external.append(f"{name}.forward")
+    elif isinstance(target, ast.Name):
+        _resolve_name(index, target.id, roots)
+    elif isinstance(target, ast.Attribute):
+        for cls in _receiver_classes(index, target.value, owner):
+            method = cls.find_method(target.attr)
+            if method is not None:
+                roots.local.append(method)
+        for qualname in _external_receivers(index, target.value):
+            roots.external.append(f"{qualname}.{target.attr}")
+
+
+def _resolve_name(index: ModuleIndex, name: str, roots: Roots) -> None:
+    if name in index.functions:
+        roots.local.append(index.functions[name])
+    elif name in index.classes:
+        roots.local.extend(_forwards(index.classes[name]))
+    elif name in index.imports:
+        roots.external.append(index.imports.get(name) or name)
+    for constructed in index.compile_sites.instances.get(name, ()):
+        if constructed in index.classes:
+            roots.local.extend(_forwards(index.classes[constructed]))
+        elif "." in constructed or constructed in index.imports:
+            roots.external.append(f"{constructed}.forward")
+
+
+def _forwards(cls: ClassInfo) -> Iterator[FunctionInfo]:
+    for name in ("forward", "__call__"):
+        method = cls.find_method(name)
+        if method is not None:
+            yield method
+            return
+
+
+def _receiver_classes(
+    index: ModuleIndex, receiver: ast.expr, owner: str | None, instances_only: bool = False
+) -> Iterator[ClassInfo]:
+    """Local classes whose instance (or the class itself) ``receiver`` names."""
+    from compilelint.analysis.class_attributes import attribute_class
+
+    if isinstance(receiver, ast.Call):  # Net().decode
+        receiver = receiver.func
+    if isinstance(receiver, ast.Name):
+        if receiver.id in index.classes and not instances_only:
+            yield index.classes[receiver.id]
+        for constructed in index.compile_sites.instances.get(receiver.id, ()):
+            if constructed in index.classes:
+                yield index.classes[constructed]
+        if receiver.id == "self" and owner in index.classes and not instances_only:
+            yield index.classes[owner]
+    elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+        if receiver.value.id == "self" and owner in index.classes:  # self.crf.decode
+            held = attribute_class(index, index.classes[owner], receiver.attr)
+            if held is not None:
+                yield held
+
+
+def _external_receivers(index: ModuleIndex, receiver: ast.expr, instances_only: bool = False) -> Iterator[str]:
+    """Qualified names of imported classes (or modules) ``receiver`` names."""
+    if isinstance(receiver, ast.Call):
+        receiver = receiver.func
+    if not isinstance(receiver, ast.Name):
+        return
+    if receiver.id in index.imports and not instances_only:
+        yield index.imports.get(receiver.id) or receiver.id
+    for constructed in index.compile_sites.instances.get(receiver.id, ()):
+        if constructed not in index.classes and ("." in constructed or constructed in index.imports):
+            yield constructed
+
+
+# --- argument kinds from the calls of compiled functions -------------------------------------
+def literal_kind(node: ast.expr, index: ModuleIndex) -> Kind | None:
+    """STATIC for a literal (``True``, ``2``, ``"mean"``, ``(1, 2)``, ``-1``, a module-level
+    constant); None when the call site says nothing we can read without running it."""
+    if isinstance(node, ast.Constant):
+        return Kind.STATIC
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return Kind.STATIC
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(literal_kind(e, index) for e in node.elts):
+        return Kind.STATIC
+    if isinstance(node, ast.Name) and isinstance(index.assignments.get(node.id), ast.Constant):
+        return Kind.STATIC
+    return None
+
+
+def calls_of_compiled(index: ModuleIndex, info: FunctionInfo) -> Iterator[ast.Call]:
+    """Calls of a compiled function from anywhere in the file: ``opt_f(x, True)``,
+    ``f(x, True)`` for a decorated ``f``, ``model(x, True)`` for a module's forward."""
+    sites = index.compile_sites
+    names: list[str] = []
+    if info.owner is None:
+        names.append(info.name)
+        names += [n for n, targets in sites.compiled_names.items() if any(_names(t, info.name) for t in targets)]
+    elif info.name in ("forward", "__call__"):
+        owner = info.owner.name
+        names += [n for n, classes in sites.instances.items() if owner in classes]
+        names += [n for n, targets in sites.compiled_names.items() if any(_names(t, owner) for t in targets)]
+    for name in names:
+        yield from sites.calls_by_name.get(name, ())
+
+
+def _names(target: ast.expr, name: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == name
