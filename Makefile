@@ -39,7 +39,9 @@ bench-setup:
 	bash bench/setup_env.sh
 
 bench-accuracy: $(STAMP) bench-setup
-	$(BIN)/python bench/accuracy.py --rerun
+	$(PYTHON) bench/zoo/run_all.py --venv .venv-bench
+	$(PYTHON) bench/zoo/run_all.py --venv .venv-bench-old
+	$(BIN)/python bench/accuracy.py
 
 bench-fix-safety: $(STAMP)
 	$(BIN)/python -W ignore bench/fix_safety.py
