@@ -4,12 +4,20 @@
 #   bash bench/setup_env.sh            # both venvs
 #   bash bench/setup_env.sh current    # only .venv-bench
 #   bash bench/setup_env.sh old        # only .venv-bench-old
+#   bash bench/setup_env.sh research   # only /work/venvs/zoo-research (ZOO_VENVS=... to move it)
+#   bash bench/setup_env.sh tf4        # only /work/venvs/zoo-tf4 (transformers 4.3x)
 #   FORCE=1 bash bench/setup_env.sh    # rebuild even if the venv imports fine
 #
 # .venv-bench      torch 2.13.0 + today's transformers / timm / diffusers
 # .venv-bench-old  torch 2.13.0 + older releases (transformers 4.4x, timm 0.9.x,
 #                  diffusers 0.2x): older library code breaks graphs more often,
 #                  which is closer to what users' code looks like.
+# zoo-research     torch 2.13.0 + the plain-PyTorch packages of bench/zoo/cases/
+#                  (lucidrains' models, torchdiffeq, torchsde, pytorch-crf, PyG,
+#                  MONAI, kornia, torchmetrics, smp, torchvision, torchaudio, ...),
+#                  every one pinned.  Outside the repo: it is large.
+# zoo-tf4          torch 2.13.0 + transformers 4.3x (the oldest release that
+#                  imports beside torch 2.13).
 #
 # Idempotent: a venv whose imports already work is left alone.  torch is ALWAYS
 # pinned to 2.13.0 in the same pip command as anything that depends on it (an
@@ -167,9 +175,72 @@ setup_old() {
     write_versions "$dir"
 }
 
+ZOO_VENVS="${ZOO_VENVS:-/work/venvs}"
+RESEARCH_PINS=(
+    axial-attention==0.6.1 bottleneck-transformer-pytorch==0.1.4 conformer==0.3.2
+    denoising-diffusion-pytorch==2.3.4 efficientnet_pytorch==0.7.1 egnn-pytorch==0.2.8 einops==0.8.2
+    g-mlp-pytorch==0.1.5 halonet-pytorch==0.0.5 julius==0.2.8 kornia==0.9.0 lambda-networks==0.4.0
+    linear-attention-transformer==0.19.1 local-attention==1.11.2 mixture-of-experts==0.2.3
+    mlp-mixer-pytorch==0.3.1 monai==1.6.1 nystrom-attention==0.0.14 perceiver-pytorch==0.11.0
+    performer-pytorch==1.1.4 pretrainedmodels==0.7.4 pytorch-crf==0.7.2 reformer-pytorch==1.4.4
+    res-mlp-pytorch==0.0.6 rotary-embedding-torch==0.9.1 scipy==1.17.1 segmentation_models_pytorch==0.6.0
+    six==1.17.0 soft-moe-pytorch==0.1.9 st-moe-pytorch==0.1.8 tab-transformer-pytorch==0.6.1 timm==1.0.31
+    torch-geometric==2.8.1 torchdiffeq==0.2.5 torchmetrics==1.9.0 torchsde==0.2.6
+    vector-quantize-pytorch==1.32.0 vit-pytorch==1.26.14 x-transformers==2.31.10
+)
+
+setup_research() {
+    local dir="$ZOO_VENVS/zoo-research"
+    if [[ -z "${FORCE:-}" ]] && imports_ok "$dir" torch x_transformers torch_geometric torchaudio torchvision; then
+        log "$dir already works; skipping (FORCE=1 to rebuild)"
+        return 0
+    fi
+    make_venv "$dir"
+    pip_q "$dir" "$TORCH_PIN" numpy==2.4.6 pillow
+    pip_q "$dir" --no-deps "$TV_PIN"
+    install_tv_shim "$dir"
+    pip_q "$dir" "$TORCH_PIN" "$TV_PIN" "${RESEARCH_PINS[@]}"
+    # torchaudio: PyPI has no release for torch 2.13; 2.11.1's C extension is a CUDA
+    # build that cannot load beside the CPU torch.  Its models and transforms are pure
+    # Python: move the .so files aside and torchaudio imports without them.
+    pip_q "$dir" --no-deps torchaudio==2.11.1
+    local sp
+    sp="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    mkdir -p "$sp/torchaudio/lib-disabled"
+    mv "$sp"/torchaudio/lib/*.so "$sp/torchaudio/lib-disabled/" 2>/dev/null || true
+    imports_ok "$dir" torch x_transformers torch_geometric torchaudio torchvision monai \
+        || { log "ERROR: imports fail in $dir"; return 1; }
+    "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
+}
+
+# transformers 4.3x, oldest first: the first that installs AND imports wins.
+TF4_RELEASES=(4.36.2 4.37.2 4.38.2 4.39.3)
+
+setup_tf4() {
+    local dir="$ZOO_VENVS/zoo-tf4"
+    if [[ -z "${FORCE:-}" ]] && imports_ok "$dir" torch transformers transformers.models.llama.modeling_llama; then
+        log "$dir already works; skipping (FORCE=1 to rebuild)"
+        return 0
+    fi
+    make_venv "$dir"
+    pip_q "$dir" "$TORCH_PIN" numpy==1.26.4 safetensors==0.4.5 pyyaml==6.0.2 huggingface-hub==0.25.2 \
+        packaging filelock requests regex tqdm
+    local v
+    for v in "${TF4_RELEASES[@]}"; do
+        if pip_q "$dir" "$TORCH_PIN" "transformers==$v" "huggingface-hub==0.25.2" \
+            && imports_ok "$dir" transformers transformers.models.llama.modeling_llama; then
+            log "transformers==$v: installed and imports"; break
+        fi
+        log "transformers==$v: did not install/import"
+    done
+    write_versions "$dir"
+}
+
 case "$WHICH" in
-    all) setup_current; setup_old ;;
+    all) setup_current; setup_old; setup_research; setup_tf4 ;;
     current) setup_current ;;
     old) setup_old ;;
-    *) echo "usage: $0 [all|current|old]" >&2; exit 2 ;;
+    research) setup_research ;;
+    tf4) setup_tf4 ;;
+    *) echo "usage: $0 [all|current|old|research|tf4]" >&2; exit 2 ;;
 esac

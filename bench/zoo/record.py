@@ -2,24 +2,28 @@
 
 Run one case (meant to be its own subprocess; run_all.py does that):
 
-    python -m zoo.record --library transformers --case bert --out /tmp/bert.json
+    python -m zoo.record --package transformers --case bert --out /tmp/bert.json
 
 from the bench/ directory (or with bench/ on sys.path).  The JSON record has:
 
     status            "ok" | "build_failed" | "eager_failed" | "skipped" | "error"
-    versions          torch / library versions
+    versions          torch / package versions
+    package_root      the package's installed folder (library_root: the same, older name)
     eager             {"ok", "seconds", "error"}
-    coverage          {path: [executed lines]} for files under the library's install
-                      dir, during the eager forward passes of variants 0, 1, 2
+    coverage          {path: [executed lines]} for files under the package's install
+                      dir, during the eager calls (eval mode) of variants 0, 1, 2
     default           {"breaks": [...], "variants": [...], "recompiles": {...}, ...}
     fullgraph         {"breaks": [...], "variants": [...], "error": {...} | None}
                       (variant 0 only unless --fullgraph-variants says otherwise)
+    dynamic           the default mode with dynamic=True (every size symbolic)
+    train             the default mode with model.train() and autograd on
+    method            what was compiled: "forward" (the module) or a method name
 
 Each break: {path, line, func, in_library, gb_type, gb_id, root_gb_type,
 root_gb_id, gb_chain, reason, explanation, context, frame: [path, firstline,
 name], variant, stack: [[path, line, func], ...]}.  path/line is the innermost
-frame of the break's user stack that lies inside the library (transformers,
-timm or diffusers); `in_library` is False when no frame does (then it is the
+frame of the break's user stack that lies inside the case's package (its
+installed folder); `in_library` is False when no frame does (then it is the
 innermost frame).  For "graph break in loop" (GB7000) breaks, root_gb_type is
 the wrapped root cause, which is the one to match against static findings.
 
@@ -47,39 +51,41 @@ if os.path.dirname(HERE) not in sys.path:
 
 from zoo.case import ModelCase, SkippedCase  # noqa: E402  (also installs the torchvision shim)
 
-ZOO_MODULES = {
-    "transformers": "zoo.transformers_models",
-    "timm": "zoo.timm_models",
-    "diffusers": "zoo.diffusers_models",
-}
-
+CASES = os.path.join(HERE, "cases")
 MAX_REASON = 1200
 
 
 # --------------------------------------------------------------------------- cases
-def load_cases(library: str) -> list[ModelCase | SkippedCase]:
-    mod = importlib.import_module(ZOO_MODULES[library])
+def case_packages() -> list[str]:
+    """Every package with a case module, bench/zoo/cases/<package>_models.py."""
+    return sorted(f[: -len("_models.py")] for f in os.listdir(CASES) if f.endswith("_models.py"))
+
+
+def load_cases(package: str) -> list[ModelCase | SkippedCase]:
+    mod = importlib.import_module(f"zoo.cases.{package}_models")
     return list(mod.models())
 
 
-def find_case(library: str, name: str) -> ModelCase | SkippedCase:
-    for c in load_cases(library):
+def find_case(package: str, name: str) -> ModelCase | SkippedCase:
+    for c in load_cases(package):
         if c.name == name:
             return c
-    raise KeyError(f"no case {name!r} in {library}")
+    raise KeyError(f"no case {name!r} in {package}")
 
 
-def library_root(library: str) -> str:
-    mod = importlib.import_module(library)
+def package_root(package: str) -> str:
+    """The installed folder of the package (break sites inside it are its sites)."""
+    mod = importlib.import_module(package)
     return os.path.realpath(os.path.dirname(mod.__file__)) + os.sep
 
 
-def versions() -> dict[str, Any]:
-    """Installed versions, read from package metadata (importing all three libraries costs seconds)."""
+def versions(package: str) -> dict[str, Any]:
+    """Installed versions, read from package metadata (importing costs seconds)."""
     from importlib import metadata
 
     out: dict[str, Any] = {"python": sys.version.split()[0]}
-    for m in ("torch", "transformers", "timm", "diffusers", "numpy"):
+    dists = metadata.packages_distributions().get(package, [package])
+    for m in ("torch", "numpy", *dists):
         try:
             out[m] = metadata.version(m)
         except Exception:  # noqa: BLE001
@@ -470,12 +476,17 @@ def _err(e: BaseException, lib_root: str) -> dict[str, Any]:
     }
 
 
-def _call(model: Any, inputs: tuple[tuple, dict]) -> Any:
+def _call(model: Any, inputs: tuple[tuple, dict], grad: bool = False) -> Any:
     import torch
 
     args, kwargs = inputs
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         return model(*args, **kwargs)
+
+
+def _compiled_target(model: Any, case: ModelCase) -> Any:
+    """What users compile: the module itself, or one of its methods (`decode`, a step)."""
+    return model if case.method == "forward" else getattr(model, case.method)
 
 
 def _counters() -> dict[str, Any]:
@@ -506,14 +517,15 @@ def _dynamo_reset() -> None:
 
 # --------------------------------------------------------------------------- phases
 def run_compiled(
-    model: Any, case: ModelCase, rec: DynamoRecorder, fullgraph: bool, variants: list[int], dynamic: bool | None = None
+    model: Any, case: ModelCase, rec: DynamoRecorder, fullgraph: bool, variants: list[int],
+    dynamic: bool | None = None, grad: bool = False,
 ) -> dict[str, Any]:
     import torch
 
     _dynamo_reset()
     rec.reset()
     out: dict[str, Any] = {"fullgraph": fullgraph, "dynamic": dynamic, "variants": [], "error": None}
-    compiled = torch.compile(model, backend="eager", fullgraph=fullgraph, dynamic=dynamic)
+    compiled = torch.compile(_compiled_target(model, case), backend="eager", fullgraph=fullgraph, dynamic=dynamic)
     t_all = time.perf_counter()
     for v in variants:
         rec.variant = v
@@ -522,7 +534,7 @@ def run_compiled(
         n_breaks, n_rec = len(rec.breaks), len(rec.recompiles)
         gf0 = _guard_failures_total()
         try:
-            _call(compiled, case.inputs(v))
+            _call(compiled, case.inputs(v), grad=grad)
         except Exception as e:  # noqa: BLE001
             entry["ok"] = False
             entry["error"] = _err(e, rec.lib_root)
@@ -579,12 +591,13 @@ def _extra_recompiles(events: list[dict[str, Any]]) -> int:
     return sum(max(0, n - 1) for n in per.values())
 
 
-def record(library: str, name: str, modes: list[str], variants: list[int], coverage: bool,
-           fullgraph_variants: list[int] | None = None) -> dict[str, Any]:
+def record(package: str, name: str, modes: list[str], variants: list[int], coverage: bool,
+           fullgraph_variants: list[int] | None = None, train_variants: list[int] | None = None) -> dict[str, Any]:
     t_start = time.perf_counter()
-    out: dict[str, Any] = {"name": name, "library": library, "status": "error", "versions": versions()}
+    out: dict[str, Any] = {"name": name, "package": package, "library": package, "status": "error",
+                           "versions": versions(package)}
     try:
-        case = find_case(library, name)
+        case = find_case(package, name)
     except Exception as e:  # noqa: BLE001
         out["status"] = "error"
         out["error"] = f"{type(e).__name__}: {e}"
@@ -598,14 +611,16 @@ def record(library: str, name: str, modes: list[str], variants: list[int], cover
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    lib_root = library_root(library)
-    out["library_root"] = lib_root
+    lib_root = package_root(package)
+    out["package_root"] = out["library_root"] = lib_root
+    out["method"] = case.method
 
     # build
     t0 = time.perf_counter()
     try:
         model = case.build()
         model.eval()
+        _compiled_target(model, case)  # the method must exist
         out["params"] = int(sum(p.numel() for p in model.parameters()))
         out["model_class"] = f"{type(model).__module__}.{type(model).__qualname__}"
     except Exception as e:  # noqa: BLE001
@@ -624,9 +639,9 @@ def record(library: str, name: str, modes: list[str], variants: list[int], cover
             inp = case.inputs(v)
             if coverage:
                 with cov.active():
-                    _call(model, inp)
+                    _call(_compiled_target(model, case), inp)
             else:
-                _call(model, inp)
+                _call(_compiled_target(model, case), inp)
             eager["variants_ok"].append(v)
     except Exception as e:  # noqa: BLE001
         eager["ok"] = False
@@ -646,19 +661,24 @@ def record(library: str, name: str, modes: list[str], variants: list[int], cover
     rec.install()
     try:
         for mode in modes:
+            if mode == "train" and not case.train:
+                continue
             try:
                 # a fresh build per mode, so eager-side effects (caches filled on the
                 # first call) and the other mode's compile don't leak in
                 torch.manual_seed(0)
                 model = case.build()
-                model.eval()
+                model.train(mode == "train")
                 fg = mode == "fullgraph"
                 vs = (fullgraph_variants or variants) if fg else variants
+                if mode == "train":
+                    vs = train_variants or variants
                 # "dynamic": the default mode with every input size symbolic from the first
                 # call, where a model ends up once its sizes vary (automatic dynamic shapes
                 # reaches it frame by frame, after a recompile each)
                 dynamic = True if mode == "dynamic" else None
-                out[mode] = run_compiled(model, case, rec, fullgraph=fg, variants=vs, dynamic=dynamic)
+                out[mode] = run_compiled(model, case, rec, fullgraph=fg, variants=vs, dynamic=dynamic,
+                                         grad=mode == "train")
             except Exception as e:  # noqa: BLE001 - e.g. torch.compile itself failing
                 out[mode] = {"error": _err(e, lib_root), "breaks": [], "variants": [], "crashed": True}
     finally:
@@ -671,26 +691,29 @@ def record(library: str, name: str, modes: list[str], variants: list[int], cover
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--library", required=True, choices=sorted(ZOO_MODULES))
+    ap.add_argument("--package", "--library", dest="package", required=True, choices=case_packages())
     ap.add_argument("--case", help="case name")
     ap.add_argument("--list", action="store_true", help="print the case names (JSON) and exit")
     ap.add_argument("--out", help="write the JSON record here (default: stdout)")
-    ap.add_argument("--modes", default="default,fullgraph,dynamic",
-                    help="default, fullgraph (fullgraph=True) and dynamic (dynamic=True)")
+    ap.add_argument("--modes", default="default,fullgraph,dynamic,train",
+                    help="default, fullgraph (fullgraph=True), dynamic (dynamic=True), train (default mode, "
+                         "model.train() and autograd on); the others run in eval mode without autograd")
     ap.add_argument("--variants", default="0,1,2", help="input variants for eager and default mode")
     ap.add_argument("--fullgraph-variants", default="0",
                     help="input variants for fullgraph=True (default 0: the first compile decides; "
                          "0,1,2 also probes dynamic shapes, ~25%% more time)")
+    ap.add_argument("--train-variants", default="0,1",
+                    help="input variants for train mode (0,1: the first compile and the first size change)")
     ap.add_argument("--no-coverage", action="store_true")
     a = ap.parse_args(argv)
 
     if a.list:
         cases = []
-        for c in load_cases(a.library):
+        for c in load_cases(a.package):
             if isinstance(c, SkippedCase):
-                cases.append({"name": c.name, "library": c.library, "skipped": c.reason})
+                cases.append({"name": c.name, "package": c.package, "skipped": c.reason})
             else:
-                cases.append({"name": c.name, "library": c.library, "extended": c.extended})
+                cases.append({"name": c.name, "package": c.package, "extended": c.extended})
         text = json.dumps(cases)
     else:
         if not a.case:
@@ -699,12 +722,13 @@ def main(argv: list[str] | None = None) -> int:
 
         warnings.simplefilter("ignore")
         rec = record(
-            a.library,
+            a.package,
             a.case,
             [m for m in a.modes.split(",") if m],
             [int(v) for v in a.variants.split(",") if v],
             coverage=not a.no_coverage,
             fullgraph_variants=[int(v) for v in a.fullgraph_variants.split(",") if v],
+            train_variants=[int(v) for v in a.train_variants.split(",") if v],
         )
         text = json.dumps(rec, default=str)
     if a.out:

@@ -1,8 +1,12 @@
 """Run the whole real-model zoo through the Dynamo recorder and summarise the ground truth.
 
-    python bench/zoo/run_all.py --venv .venv-bench          # -> bench/results/zoo-venv-bench.json
-    python bench/zoo/run_all.py --venv .venv-bench-old      # -> bench/results/zoo-venv-bench-old.json
-    python bench/zoo/run_all.py --venv .venv-bench --library timm --case 'vit|swin' --jobs 2
+    python bench/zoo/run_all.py --venv .venv-bench --package timm  # -> bench/results/zoo-venv-bench-timm.json
+    python bench/zoo/run_all.py --venv /work/venvs/zoo-research     # every package with cases installed there
+    python bench/zoo/run_all.py --venv .venv-bench --package timm --case 'vit|swin' --jobs 2
+
+The zoo runs in parts, one per package (bench/zoo/cases/<package>_models.py): each
+part writes its own bench/results/zoo-<venv>-<package>.json (and .md), with its wall
+time in meta.  A package not importable in the venv is left out with a note.
 
 run_all itself needs only the standard library (any python3); every case
 runs as `<venv>/bin/python -m zoo.record ...` in its own subprocess (cwd
@@ -30,7 +34,11 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCH)
-LIBRARIES = ("transformers", "timm", "diffusers")
+CASES = os.path.join(HERE, "cases")
+
+
+def case_packages() -> list[str]:
+    return sorted(f[: -len("_models.py")] for f in os.listdir(CASES) if f.endswith("_models.py"))
 
 
 # --------------------------------------------------------------------------- running
@@ -65,9 +73,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def list_cases(py: str, library: str) -> tuple[list[dict[str, Any]], str | None]:
+def list_cases(py: str, package: str) -> tuple[list[dict[str, Any]], str | None]:
     try:
-        r = subprocess.run([py, "-m", "zoo.record", "--library", library, "--list"], cwd=BENCH, env=_env(),
+        r = subprocess.run([py, "-m", "zoo.record", "--package", package, "--list"], cwd=BENCH, env=_env(),
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return [], "listing timed out"
@@ -76,10 +84,10 @@ def list_cases(py: str, library: str) -> tuple[list[dict[str, Any]], str | None]
     return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
-def run_case(py: str, library: str, name: str, timeout: float, tmpdir: str, modes: str,
+def run_case(py: str, package: str, name: str, timeout: float, tmpdir: str, modes: str,
              variants: str, fullgraph_variants: str) -> dict[str, Any]:
-    out = os.path.join(tmpdir, f"{library}__{name}.json")
-    cmd = [py, "-m", "zoo.record", "--library", library, "--case", name, "--out", out, "--modes", modes,
+    out = os.path.join(tmpdir, f"{package}__{name}.json")
+    cmd = [py, "-m", "zoo.record", "--package", package, "--case", name, "--out", out, "--modes", modes,
            "--variants", variants, "--fullgraph-variants", fullgraph_variants]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=BENCH, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -97,7 +105,7 @@ def run_case(py: str, library: str, name: str, timeout: float, tmpdir: str, mode
         with open(out) as f:
             rec = json.load(f)
     else:
-        rec = {"name": name, "library": library,
+        rec = {"name": name, "package": package, "library": package,
                "status": status or ("crashed" if proc.returncode else "no_output"),
                "error": (f"timed out after {timeout:.0f}s" if status == "timeout"
                          else f"exit code {proc.returncode}")}
@@ -135,6 +143,10 @@ def fullgraph_label(e: dict[str, Any]) -> str:
     return f"{e.get('type', '?').rsplit('.', 1)[-1]}: {msg[:120]}"
 
 
+def _pkg(record: dict[str, Any]) -> str:
+    return str(record.get("package") or record.get("library"))
+
+
 def summarize(records: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in records if r.get("status") == "ok"]
     failed = [r for r in records if r.get("status") not in ("ok", "skipped")]
@@ -142,9 +154,9 @@ def summarize(records: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> d
 
     per_lib: dict[str, dict[str, int]] = collections.defaultdict(lambda: collections.Counter())
     for r in records:
-        per_lib[r["library"]][r.get("status", "?")] += 1
+        per_lib[_pkg(r)][r.get("status", "?")] += 1
     for s in skipped:
-        per_lib[s["library"]]["skipped"] += 1
+        per_lib[_pkg(s)]["skipped"] += 1
 
     default_breaking: list[str] = []
     gb_events: collections.Counter = collections.Counter()
@@ -247,11 +259,13 @@ def summarize(records: list[dict[str, Any]], skipped: list[dict[str, Any]]) -> d
     return {
         "cases": len(records) + len(skipped),
         "ran_ok": len(ok),
-        "failed": [{"model": r["name"], "library": r["library"], "status": r.get("status"),
+        "failed": [{"model": r["name"], "package": _pkg(r), "status": r.get("status"),
                     "error": str(r.get("error"))[:400]} for r in failed],
-        "skipped": [{"model": s.get("name"), "library": s.get("library"),
+        "skipped": [{"model": s.get("name"), "package": _pkg(s),
                      "reason": s.get("skipped") or s.get("error")} for s in skipped_all],
-        "per_library": {k: dict(v) for k, v in sorted(per_lib.items())},
+        "per_package": {k: dict(v) for k, v in sorted(per_lib.items())},
+        "train_models_with_breaks": sorted(r["name"] for r in ok if (r.get("train") or {}).get("breaks")),
+        "dynamic_models_with_breaks": sorted(r["name"] for r in ok if (r.get("dynamic") or {}).get("breaks")),
         "default_models_with_breaks": sorted(default_breaking),
         "default_models_breaking_only_after_shapes_change": sorted(only_dynamic),
         "default_models_erroring": sorted(def_err_models),
@@ -281,9 +295,9 @@ def render(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     w(f"cases {summary['cases']}, ran ok {summary['ran_ok']}, failed {len(summary['failed'])}, "
       f"skipped {len(summary['skipped'])}")
     w("")
-    w("| library | " + " | ".join(["ok", "skipped", "build_failed", "eager_failed", "timeout", "crashed", "error"]) + " |")
+    w("| package | " + " | ".join(["ok", "skipped", "build_failed", "eager_failed", "timeout", "crashed", "error"]) + " |")
     w("|---|" + "---|" * 7)
-    for lib, c in summary["per_library"].items():
+    for lib, c in (summary.get("per_package") or summary.get("per_library") or {}).items():
         w(f"| {lib} | " + " | ".join(str(c.get(k, 0)) for k in
                                     ["ok", "skipped", "build_failed", "eager_failed", "timeout", "crashed",
                                      "error"]) + " |")
@@ -291,12 +305,12 @@ def render(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     if summary["failed"]:
         w("failed:")
         for f in summary["failed"]:
-            w(f"- {f['library']}/{f['model']}: {f['status']}: {f['error']}")
+            w(f"- {_pkg(f)}/{f['model']}: {f['status']}: {f['error']}")
         w("")
     if summary["skipped"]:
         w("skipped:")
         for s in summary["skipped"]:
-            w(f"- {s['library']}/{s['model']}: {s['reason']}")
+            w(f"- {_pkg(s)}/{s['model']}: {s['reason']}")
         w("")
     d = summary["default_models_with_breaks"]
     w(f"default mode: {len(d)} of {summary['ran_ok']} models break: {', '.join(d) or '-'}  ")
@@ -319,7 +333,7 @@ def render(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     for x in summary["root_gb_type_models"]:
         w(f"- {x['root_gb_type']}: {x['models']} models")
     w("")
-    w("## default mode: break sites (innermost library frame)")
+    w("## default mode: break sites (innermost frame in the package)")
     w("")
     w("| site | gb | root gb | models | variants | reason |")
     w("|---|---|---|---|---|---|")
@@ -368,108 +382,119 @@ def render(summary: dict[str, Any], meta: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- main
+def resummarize(path: str) -> None:
+    with open(path) as f:
+        doc = json.load(f)
+    skipped = [{"name": x["model"], "package": _pkg(x), "skipped": x["reason"]}
+               for x in doc["summary"].get("skipped", []) if _pkg(x) != "None"]
+    skipped = [x for x in skipped if not any(r["name"] == x["name"] and _pkg(r) == _pkg(x) for r in doc["models"])]
+    doc["summary"] = summarize(doc["models"], skipped)
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1, default=str)
+    os.replace(path + ".tmp", path)
+    md = render(doc["summary"], doc["meta"])
+    with open(os.path.splitext(path)[0] + ".md", "w") as f:
+        f.write(md + "\n")
+    print(md)
+
+
+def select_cases(py: str, package: str, a: argparse.Namespace) -> tuple[list[str], list[dict[str, Any]], int, str | None]:
+    """Case names to run, skipped cases, extended cases left out, listing error."""
+    cases, err = list_cases(py, package)
+    if err:
+        return [], [], 0, err
+    todo, skipped, n_extended = [], [], 0
+    for c in cases:
+        if a.case and not re.search(a.case, c["name"]):
+            continue
+        if c.get("extended") and not a.all and not a.case:
+            n_extended += 1
+        elif c.get("skipped"):
+            skipped.append(c)
+        else:
+            todo.append(c["name"])
+    return todo, skipped, n_extended, None
+
+
+def run_part(py: str, label: str, package: str, todo: list[str], skipped: list[dict[str, Any]],
+             n_extended: int, a: argparse.Namespace) -> str:
+    """Run one package's cases; write bench/results/zoo-<venv>-<package>.json and .md."""
+    out_path = a.out or os.path.join(BENCH, "results", f"zoo-{label}-{package}.json")
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    print(f"[run_all] {label}/{package}: {len(todo)} cases to run, {len(skipped)} skipped, "
+          f"{n_extended} extended cases left out (--all runs them), {a.jobs} jobs", file=sys.stderr)
+    t0 = time.perf_counter()
+    records: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="zoo-") as tmp, cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        futs = {ex.submit(run_case, py, package, name, a.timeout, tmp, a.modes, a.variants,
+                          a.fullgraph_variants): name for name in todo}
+        for i, fut in enumerate(cf.as_completed(futs), 1):
+            name = futs[fut]
+            try:
+                rec = fut.result()
+            except Exception as e:  # noqa: BLE001
+                rec = {"name": name, "package": package, "status": "error", "error": f"{type(e).__name__}: {e}"}
+            records.append(rec)
+            d = rec.get("default") or {}
+            fg = rec.get("fullgraph") or {}
+            print(f"[run_all] {i:3d}/{len(todo)} {package}/{name}: {rec.get('status')} "
+                  f"breaks={d.get('n_breaks', '-')} train={(rec.get('train') or {}).get('n_breaks', '-')} "
+                  f"dynamic={(rec.get('dynamic') or {}).get('n_breaks', '-')} "
+                  f"fullgraph={'error' if fg.get('error') else ('ok' if fg else '-')} "
+                  f"recompiles={(d.get('recompiles') or {}).get('count', '-')} {rec.get('wall_seconds')}s",
+                  file=sys.stderr)
+    records.sort(key=lambda r: r["name"])
+    wall = time.perf_counter() - t0
+    versions = next((r.get("versions") for r in records if r.get("versions")), None)
+    meta = {"venv": label, "package": package, "python": py, "versions": versions, "wall_seconds": round(wall, 1),
+            "jobs": a.jobs, "timeout": a.timeout, "modes": a.modes, "variants": a.variants,
+            "fullgraph_variants": a.fullgraph_variants, "filter": {"case": a.case, "all": a.all},
+            "extended_left_out": n_extended, "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    summary = summarize(records, skipped)
+    doc = {"meta": meta, "summary": summary, "models": records}
+    with open(out_path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1, default=str)
+    os.replace(out_path + ".tmp", out_path)
+    with open(os.path.splitext(out_path)[0] + ".md", "w") as f:
+        f.write(render(summary, meta) + "\n")
+    print(f"[run_all] wrote {out_path} ({wall:.0f} s)", file=sys.stderr)
+    return out_path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--venv", default=".venv-bench", help="venv dir (relative to the repo root or absolute)")
-    ap.add_argument("--library", action="append", choices=LIBRARIES, help="only these libraries (repeatable)")
+    ap.add_argument("--package", "--library", dest="package", action="append", choices=case_packages(),
+                    help="only these packages (repeatable; default: every package importable in the venv)")
     ap.add_argument("--case", help="only cases whose name matches this regex")
     ap.add_argument("--all", action="store_true", help="also run the extended cases (about twice the time)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0, help="per-case limit, seconds")
-    ap.add_argument("--modes", default="default,fullgraph,dynamic")
+    ap.add_argument("--modes", default="default,fullgraph,dynamic,train")
     ap.add_argument("--variants", default="0,1,2")
     ap.add_argument("--fullgraph-variants", default="0",
                     help="variants run under fullgraph=True (0,1,2 also probes dynamic shapes; ~25%% slower)")
-    ap.add_argument("--out", help="output JSON (default bench/results/zoo-<venvname>.json)")
+    ap.add_argument("--out", help="output JSON (one --package only; default bench/results/zoo-<venv>-<package>.json)")
     ap.add_argument("--resummarize", metavar="JSON",
                     help="recompute summary and Markdown of an existing results JSON; run nothing")
     a = ap.parse_args(argv)
-
     if a.resummarize:
-        with open(a.resummarize) as f:
-            doc = json.load(f)
-        skipped = [{"name": x["model"], "library": x["library"], "skipped": x["reason"]}
-                   for x in doc["summary"].get("skipped", []) if x.get("library")]
-        skipped = [x for x in skipped if not any(r["name"] == x["name"] and r["library"] == x["library"]
-                                                 for r in doc["models"])]
-        doc["summary"] = summarize(doc["models"], skipped)
-        with open(a.resummarize + ".tmp", "w") as f:
-            json.dump(doc, f, indent=1, default=str)
-        os.replace(a.resummarize + ".tmp", a.resummarize)
-        md = render(doc["summary"], doc["meta"])
-        with open(os.path.splitext(a.resummarize)[0] + ".md", "w") as f:
-            f.write(md + "\n")
-        print(md)
+        resummarize(a.resummarize)
         return 0
-
+    if a.out and len(a.package or ()) != 1:
+        ap.error("--out needs exactly one --package")
     py = venv_python(a.venv)
     label = venv_label(a.venv)
-    out_path = a.out or os.path.join(BENCH, "results", f"zoo-{label}.json")
-    os.makedirs(os.path.dirname(out_path), exist_ok=True)
-    t0 = time.perf_counter()
-
-    todo: list[tuple[str, str]] = []
-    skipped: list[dict[str, Any]] = []
-    listing_errors = {}
-    n_extended = 0
-    for lib in a.library or LIBRARIES:
-        cases, err = list_cases(py, lib)
+    for package in a.package or case_packages():
+        todo, skipped, n_extended, err = select_cases(py, package, a)
         if err:
-            listing_errors[lib] = err
-            print(f"[run_all] {lib}: {err}", file=sys.stderr)
+            print(f"[run_all] {label}/{package}: {err.splitlines()[-1] if err.strip() else err}", file=sys.stderr)
             continue
-        for c in cases:
-            if a.case and not re.search(a.case, c["name"]):
-                continue
-            if c.get("extended") and not a.all and not a.case:
-                n_extended += 1
-                continue
-            if c.get("skipped"):
-                skipped.append(c)
-            else:
-                todo.append((lib, c["name"]))
-    print(f"[run_all] {label}: {len(todo)} cases to run, {len(skipped)} skipped, "
-          f"{n_extended} extended cases left out (--all runs them), {a.jobs} jobs", file=sys.stderr)
-
-    records: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="zoo-") as tmp, cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(run_case, py, lib, name, a.timeout, tmp, a.modes, a.variants,
-                           a.fullgraph_variants): (lib, name)
-                for lib, name in todo}
-        for i, fut in enumerate(cf.as_completed(futs), 1):
-            lib, name = futs[fut]
-            try:
-                rec = fut.result()
-            except Exception as e:  # noqa: BLE001
-                rec = {"name": name, "library": lib, "status": "error", "error": f"{type(e).__name__}: {e}"}
-            records.append(rec)
-            d = rec.get("default") or {}
-            fg = rec.get("fullgraph") or {}
-            print(f"[run_all] {i:3d}/{len(todo)} {lib}/{name}: {rec.get('status')} "
-                  f"breaks={d.get('n_breaks', '-')} fullgraph={'error' if fg.get('error') else ('ok' if fg else '-')} "
-                  f"recompiles={(d.get('recompiles') or {}).get('count', '-')} {rec.get('wall_seconds')}s",
-                  file=sys.stderr)
-    records.sort(key=lambda r: (LIBRARIES.index(r["library"]), r["name"]))
-    wall = time.perf_counter() - t0
-
-    versions = next((r.get("versions") for r in records if r.get("versions")), None)
-    meta = {"venv": label, "python": py, "versions": versions, "wall_seconds": round(wall, 1), "jobs": a.jobs,
-            "timeout": a.timeout, "modes": a.modes, "variants": a.variants,
-            "fullgraph_variants": a.fullgraph_variants,
-            "listing_errors": listing_errors, "filter": {"library": a.library, "case": a.case, "all": a.all},
-            "extended_left_out": n_extended,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    summary = summarize(records, skipped)
-    doc = {"meta": meta, "summary": summary, "models": records}
-    tmp_path = out_path + ".tmp"
-    with open(tmp_path, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-    os.replace(tmp_path, out_path)
-    md = render(summary, meta)
-    with open(os.path.splitext(out_path)[0] + ".md", "w") as f:
-        f.write(md + "\n")
-    print(md)
-    print(f"[run_all] wrote {out_path} ({wall:.0f} s)", file=sys.stderr)
+        if not todo:
+            why = skipped[0]["skipped"] if skipped else "no case selected"
+            print(f"[run_all] {label}/{package}: nothing to run ({why[:200]})", file=sys.stderr)
+            continue
+        run_part(py, label, package, todo, skipped, n_extended, a)
     return 0
 
 

@@ -58,7 +58,7 @@ def case(name: str, cls_name: str, cfg: dict[str, Any], inputs: Callable, notes:
     def build():  # type: ignore[no-untyped-def]
         return cls(**cfg)
 
-    return ModelCase(name=name, library=LIB, build=build, inputs=inputs, notes=notes)
+    return ModelCase(name=name, package=LIB, build=build, inputs=inputs, notes=notes)
 
 
 # --------------------------------------------------------------------------- inputs

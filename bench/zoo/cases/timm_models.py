@@ -55,7 +55,7 @@ def case(name: str, model_name: str, kwargs: dict[str, Any] | None = None, fixed
     if not timm.is_model(model_name):
         return SkippedCase(name, LIB, f"{model_name!r} not registered in timm {timm.__version__}")
     inputs = fixed_inputs(fixed) if fixed else conv_inputs()
-    return ModelCase(name=name, library=LIB, build=_builder(model_name, kwargs or {}), inputs=inputs, notes=notes)
+    return ModelCase(name=name, package=LIB, build=_builder(model_name, kwargs or {}), inputs=inputs, notes=notes)
 
 
 # Run only with run_all.py --all (near-duplicates of a core case, or slow to compile).

@@ -179,7 +179,7 @@ def case(name: str, model_type: str, cfg: dict[str, Any], inputs: Callable, auto
     why = _available(model_type, auto)
     if why:
         return SkippedCase(name, LIB, why)
-    return ModelCase(name=name, library=LIB, build=_builder(model_type, cfg, auto, post), inputs=inputs, notes=notes)
+    return ModelCase(name=name, package=LIB, build=_builder(model_type, cfg, auto, post), inputs=inputs, notes=notes)
 
 
 def _without(d: dict[str, Any], *keys: str) -> dict[str, Any]:
