@@ -233,6 +233,8 @@ def aggregate(parts: dict[str, dict[str, Any]]) -> dict[str, Any]:
         ],
         "per_rule": _per_rule(claims, parts),
         "outside_packages": {name: p["outside"] for name, p in parts.items()},
+        "parts": {name: {"models ok": sum(p["models_per_package"].values()), "cases": p["cases"],
+                         "wall_seconds": p["wall_seconds"], "jobs": p["jobs"]} for name, p in parts.items()},
     }
 
 
@@ -317,6 +319,11 @@ def render(report: dict[str, Any], meta: dict[str, Any]) -> str:
         lines += [f"- {miss}" for miss in report["misses"][kind]] + [""]
     lines += [f"## False positives ({len(report['false_positives'])})", ""]
     lines += [f"- {fp}" for fp in report["false_positives"]] + [""]
+    walls = [p["wall_seconds"] or 0 for p in report["parts"].values()]
+    lines += [f"## Zoo parts: wall time of each recording (bench/zoo/run_all.py; total {sum(walls) / 60:.0f} min)", "",
+              "| part | cases | ran ok | wall s | jobs |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {p['cases']} | {p['models ok']} | {p['wall_seconds']} | {p['jobs']} |"
+              for name, p in report["parts"].items()] + [""]
     lines += ["## Break events outside the linted packages (torch internals, the zoo's case code)", ""]
     lines += [f"- {part}: {counts or 'none'}" for part, counts in report["outside_packages"].items()] + [""]
     return "\n".join(lines)
@@ -359,6 +366,9 @@ def main(argv: list[str] | None = None) -> int:
             "sites": sites,
             "claims": claims,
             "outside": outside,
+            "wall_seconds": (zoo.get("meta") or {}).get("wall_seconds"),
+            "jobs": (zoo.get("meta") or {}).get("jobs"),
+            "cases": len(zoo["models"]),
         }
     report = aggregate(parts)
     meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu}

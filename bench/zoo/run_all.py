@@ -443,8 +443,14 @@ def run_part(py: str, label: str, package: str, todo: list[str], skipped: list[d
                   f"fullgraph={'error' if fg.get('error') else ('ok' if fg else '-')} "
                   f"recompiles={(d.get('recompiles') or {}).get('count', '-')} {rec.get('wall_seconds')}s",
                   file=sys.stderr)
-    records.sort(key=lambda r: r["name"])
     wall = time.perf_counter() - t0
+    if a.merge and os.path.exists(out_path):  # keep the earlier records of cases not run now
+        with open(out_path) as f:
+            earlier = json.load(f)
+        ran = {r["name"] for r in records}
+        records += [r for r in earlier["models"] if r["name"] not in ran]
+        wall += earlier["meta"].get("wall_seconds", 0.0)
+    records.sort(key=lambda r: r["name"])
     versions = next((r.get("versions") for r in records if r.get("versions")), None)
     meta = {"venv": label, "package": package, "python": py, "versions": versions, "wall_seconds": round(wall, 1),
             "jobs": a.jobs, "timeout": a.timeout, "modes": a.modes, "variants": a.variants,
@@ -475,6 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fullgraph-variants", default="0",
                     help="variants run under fullgraph=True (0,1,2 also probes dynamic shapes; ~25%% slower)")
     ap.add_argument("--out", help="output JSON (one --package only; default bench/results/zoo-<venv>-<package>.json)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the records of an existing part's cases that are not run now (re-running a few)")
     ap.add_argument("--resummarize", metavar="JSON",
                     help="recompute summary and Markdown of an existing results JSON; run nothing")
     a = ap.parse_args(argv)

@@ -109,4 +109,6 @@ def models() -> list[ModelCase | SkippedCase]:
     add(case("convit_tiny", "convit_tiny", dict(img_size=64), fixed=64))
     add(case("mixer_s16", "mixer_s16_224", dict(img_size=64), fixed=64))
     add(case("efficientformer_l1", "efficientformer_l1", fixed=224))
+    # ---- sequence mixers (an nn.LSTM over rows and columns: issue 11's 2.2x slowdown)
+    add(case("sequencer2d_s", "sequencer2d_s", dict(layers=[1, 1, 1, 1]), fixed=64))
     return mark_extended(C, EXTENDED)
