@@ -84,7 +84,7 @@ NUMPY_ARRAY_DRAWS: dict[str, int | None] = {
 }
 NUMPY_TRACED = frozenset({"numpy.random.seed", "numpy.random.shuffle"})
 # `with open(...)` also reports GB0142 "Unsupported context manager" on the same line
-BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059"}
+BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059", "exec": "GB0059"}
 COPY_FUNCTIONS = {"copy.deepcopy": "GB4198", "copy.copy": "GB0208"}
 # Calls whose skipping while compiled changes no value the program computes: only these get
 # the guard fix. Seeding and drawing Python/NumPy random numbers change later results, and
@@ -118,7 +118,7 @@ class UntraceableCall(Rule):
     Flags, inside a compiled region: `time.*` clocks and `time.sleep`, `datetime.now()`,
     Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
     `subprocess`, `torch.manual_seed`, debugger entry points (`breakpoint()`,
-    `pdb.set_trace()`), `open()`, `input()`, and `copy.deepcopy`/`copy.copy` of tensors
+    `pdb.set_trace()`), `open()`, `input()`, `exec()`, and `copy.deepcopy`/`copy.copy` of tensors
     and modules.
 
     ## Why is this bad?
@@ -130,7 +130,8 @@ class UntraceableCall(Rule):
     data-dependent operator (GB0033), and the functions PyTorch's NumPy layer lacks
     (`permutation`, `default_rng`, `binomial`, ...) as unsupported (GB0294); draws of an
     array (`np.random.rand(4, 8)`, `np.random.normal(0, 1, size=8)`) are traced into
-    torch ops and are not flagged. A break that
+    torch ops and are not flagged. `exec()` breaks (GB0059); `eval()` of a constant string
+    compiled, so it is not flagged. A break that
     hands a Python value to the resumed code (a timestamp, a random number) also
     recompiles on new values.
 

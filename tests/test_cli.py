@@ -526,9 +526,9 @@ def test_rule_page() -> None:
 
 
 def test_unknown_rule_lists_close_matches() -> None:
-    result = run("rule", "CL110")
+    result = run("rule", "CL180")
     assert result.exit_code == 2
-    assert result.stderr.startswith("compilelint: error: unknown rule 'CL110'; did you mean CL1")
+    assert result.stderr.startswith("compilelint: error: unknown rule 'CL180'; did you mean CL1")
     assert "did you mean print-call" in run("rule", "print-cal").stderr
     assert "did you mean CL101, CL102" in run("rule", "CL10").stderr  # a prefix lists its rules
     assert "'compilelint rules' lists them" in run("rule", "zzz").stderr

@@ -97,6 +97,8 @@ class ClassInfo:
     external_attribute_classes: dict[str, str] = field(default_factory=dict)
     # attributes some method other than __init__ sets to a literal
     reset_attributes: set[str] = field(default_factory=set)
+    # self.<attr> -> classes instantiated into it (analysis.constructors); filled lazily
+    constructors: dict[str, frozenset[str]] | None = None
 
     @property
     def name(self) -> str:

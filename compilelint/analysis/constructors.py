@@ -1,0 +1,122 @@
+"""Which classes build a value: the constructors behind ``self.<attr>``, read by syntax.
+
+``self.rnn = nn.LSTM(...)``, ``self.rnn = rnn_cls(...)`` with ``rnn_cls = nn.LSTM if lstm
+else nn.GRU`` earlier in the method, ``self.body = nn.Sequential(nn.Linear(...), nn.GRU(...))``:
+rules that care what a submodule *is* (an RNN Dynamo refuses to wrap) ask here, once per
+class and attribute.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+
+# Calls whose arguments are the modules they hold.
+CONTAINERS = frozenset(
+    {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.modules.container.Sequential"}
+)
+
+
+def attribute_constructors(index: ModuleIndex, cls: ClassInfo, name: str) -> frozenset[str]:
+    """Qualified names of the classes whose instances ``self.name`` may hold (in containers
+    too), from the assignments to it in the methods of ``cls``, its local bases and its local
+    subclasses (timm's ``RNN2dBase.forward`` calls the ``nn.LSTM`` that ``LSTM2d`` builds)."""
+    found: set[str] = set()
+    for owner in [c for c in index.classes.values() if cls in c.mro()] or [cls]:
+        for klass in owner.mro():
+            if klass.constructors is None:
+                klass.constructors = _class_constructors(index, klass)
+            found |= klass.constructors.get(name, frozenset())
+    return frozenset(found)
+
+
+def local_bases(index: ModuleIndex, name: str) -> frozenset[str]:
+    """``name`` and the qualified names of its bases, through the classes of this file."""
+    seen: set[str] = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current in index.classes:
+            pending.extend(index.classes[current].bases)
+    return frozenset(seen)
+
+
+def _class_constructors(index: ModuleIndex, cls: ClassInfo) -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for method in cls.methods.values():
+        receiver = self_name(method)
+        if receiver is None:
+            continue
+        local: dict[str, ast.expr] = {}
+        for node in ast.walk(method.node):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    local[target.id] = node.value
+                elif isinstance(target, ast.Attribute) and _is_name(target.value, receiver):
+                    table.setdefault(target.attr, set()).update(_built(index, node.value, local, 0))
+    return {name: frozenset(names) for name, names in table.items()}
+
+
+def _built(index: ModuleIndex, value: ast.expr, local: dict[str, ast.expr], depth: int) -> set[str]:
+    """Classes instantiated by ``value``, looking through containers and local names."""
+    if depth > 4:
+        return set()
+    found: set[str] = set()
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
+        # nn.LSTM(...).to(device), torch.Generator().manual_seed(0): methods that return self
+        found |= _built(index, value.func.value, local, depth + 1)
+    elif isinstance(value, ast.Call):
+        classes = _referenced(index, value.func, local, depth + 1)
+        found |= classes
+        if classes & CONTAINERS:
+            for argument in [*value.args, *(k.value for k in value.keywords)]:
+                found |= _built(index, argument, local, depth + 1)
+    elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        for element in value.elts:
+            found |= _built(index, _unstarred(element), local, depth + 1)
+    elif isinstance(value, ast.Dict):
+        for element in value.values:
+            found |= _built(index, element, local, depth + 1)
+    elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        found |= _built(index, value.elt, local, depth + 1)
+    elif isinstance(value, ast.IfExp):
+        found |= _built(index, value.body, local, depth + 1) | _built(index, value.orelse, local, depth + 1)
+    elif isinstance(value, ast.Name) and value.id in local:
+        found |= _built(index, local[value.id], local, depth + 1)
+    return found
+
+
+def _referenced(index: ModuleIndex, func: ast.expr, local: dict[str, ast.expr], depth: int) -> set[str]:
+    """The classes a called expression may name: ``nn.LSTM``, ``cls`` bound to
+    ``nn.LSTM if lstm else nn.GRU``, ``{"lstm": nn.LSTM, "gru": nn.GRU}[kind]``."""
+    if depth > 4:
+        return set()
+    if isinstance(func, ast.Name) and func.id in local:
+        return _referenced(index, local[func.id], local, depth + 1)
+    if isinstance(func, (ast.Name, ast.Attribute)):
+        name = index.qualname(func)
+        return {name} if name else set()
+    if isinstance(func, ast.IfExp):
+        return _referenced(index, func.body, local, depth + 1) | _referenced(index, func.orelse, local, depth + 1)
+    if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Dict):
+        return {n for v in func.value.values for n in _referenced(index, v, local, depth + 1)}
+    return set()
+
+
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def self_name(method: FunctionInfo) -> str | None:
+    args = method.node.args.posonlyargs + method.node.args.args
+    return None if method.is_static or not args else args[0].arg
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name

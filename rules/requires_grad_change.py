@@ -1,0 +1,108 @@
+"""CL111: requires_grad switched on inside compiled code."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+# Factories Dynamo refuses to call with requires_grad=True (GB0225), measured on 2.13.
+FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange",
+        "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
+    )
+)  # fmt: skip
+
+
+class RequiresGradChange(Rule):
+    """Checks for tensors made to require gradients inside compiled code.
+
+    ## What it does
+    Flags, inside a compiled region: assignments to `t.requires_grad`, calls of
+    `t.requires_grad_()` / `t.requires_grad_(True)`, and tensor factories called with
+    `requires_grad=True` (`torch.tensor(..., requires_grad=True)`, `torch.zeros(...,
+    requires_grad=True)`).
+
+    ## Why is this bad?
+    A new autograd leaf created in the middle of a graph is something Dynamo cannot express.
+    Measured on torch 2.13: `t.requires_grad = ...` breaks the graph (GB0206 "setattr() on
+    Tensor.requires_grad"), and so does a factory with `requires_grad=True` (GB0225), in the
+    default mode and with `dynamic=True`; both fail under `fullgraph=True`. `requires_grad_()`
+    on an intermediate breaks in the default mode (GB8985) and fails under `fullgraph=True`
+    when the result is returned (GB7324, reported without a line); `requires_grad_(False)`
+    and `requires_grad=False` compile.
+
+    ## Example
+    ```python
+    class Probe(nn.Module):
+        def forward(self, x):
+            scale = torch.ones(x.shape[-1], requires_grad=True)
+            return x * scale
+    ```
+
+    ## Use instead
+    ```python
+    class Probe(nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(features))
+
+        def forward(self, x):
+            return x * self.scale
+    ```
+    Create leaves (parameters, inputs that need gradients) before calling the compiled code.
+
+    ## Fix safety
+    No automatic fix: moving a leaf out of the compiled code changes the program's structure.
+    """
+
+    code = "CL111"
+    name = "requires-grad-change"
+    message = "switching on requires_grad inside compiled code breaks the graph"
+    gb_ids = ("GB0206", "GB0225", "GB8985", "GB7324")
+    breaks = BOTH
+    nodes = (ast.Assign, ast.Call)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "requires_grad":
+                    ctx.report(
+                        target,
+                        "setting `.requires_grad` inside compiled code breaks the graph (GB0206); "
+                        "make the tensor require grad before calling the compiled code",
+                        gb_ids=("GB0206",),
+                    )
+            return
+        if not isinstance(node, ast.Call):
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
+            if _switches_on(node.args[0] if node.args else None) and ctx.kind(node.func.value) & Kind.TENSOR:
+                ctx.report(
+                    node,
+                    "`.requires_grad_()` inside compiled code breaks the graph (GB8985; under fullgraph=True "
+                    "the returned result fails, GB7324); call it before the compiled code",
+                    breaks=(Mode.DEFAULT,),
+                    gb_ids=("GB8985", "GB7324"),
+                )
+            return
+        if ctx.qualname(node.func) in FACTORIES:
+            flag = next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+            if flag is not None and _switches_on(flag):
+                ctx.report(
+                    node,
+                    "a tensor factory with `requires_grad=True` inside compiled code breaks the graph (GB0225); "
+                    "create the leaf outside (an `nn.Parameter`, or an input)",
+                    gb_ids=("GB0225",),
+                )
+
+
+def _switches_on(flag: ast.expr | None) -> bool:
+    """``requires_grad_()``, ``requires_grad_(True)``; not ``False``, nor a variable."""
+    return flag is None or (isinstance(flag, ast.Constant) and flag.value is True)

@@ -1,0 +1,113 @@
+"""CL109: an nn.RNN / nn.GRU / nn.LSTM submodule used in compiled code, or a packed sequence."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.constructors import attribute_constructors, local_bases, self_name
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+RNN_CLASSES = frozenset(
+    f"torch.nn{module}.{name}" for module in ("", ".modules.rnn") for name in ("RNN", "GRU", "LSTM")
+)
+# Skipped by Dynamo (GB0007 "Attempted to call function marked as skipped"), measured on 2.13.
+PACKING = frozenset(
+    f"torch.nn.utils.rnn.{name}" for name in ("pack_padded_sequence", "pad_packed_sequence", "pack_sequence")
+)
+ADVICE = (
+    "keep the RNN outside the compiled code (call it from a `torch.compiler.disable`d helper, "
+    "or compile the blocks around it), or set `torch._dynamo.config.allow_rnn = True` (traced by "
+    "Dynamo; Inductor on CPU then fails on `mkldnn_rnn_layer`)"
+)
+
+
+class RnnModuleCall(Rule):
+    """Checks for `nn.LSTM`, `nn.GRU` and `nn.RNN` submodules used in compiled code.
+
+    ## What it does
+    Flags, inside a compiled region, every use of `self.<name>` where `<name>` holds an
+    `nn.LSTM`, `nn.GRU` or `nn.RNN` (or a local subclass), built in any method of the class,
+    a base or a subclass, directly or inside an `nn.Sequential` / `nn.ModuleList` /
+    `nn.ModuleDict`; and calls of `pack_padded_sequence`, `pad_packed_sequence` and
+    `pack_sequence`.
+
+    ## Why is this bad?
+    Dynamo refuses to wrap these modules (GB0014 "Attempted to wrap RNN, GRU, or LSTM"), so
+    every use ends the graph: calling the module, `self.lstm.flatten_parameters()`, even
+    reading `self.lstm.hidden_size`. Measured on torch 2.13: a graph break in the default mode
+    and with `dynamic=True`, an error under `fullgraph=True`; the packing functions are marked
+    as skipped (GB0007) in all modes. On an H200, timm's `sequencer2d_s` ran 2.2x slower
+    compiled than eager because of it. `torch._dynamo.config.allow_rnn = True` lets Dynamo
+    trace the module in all three modes (backend eager), but Inductor on CPU then fails
+    (`expected Tensor() for op: aten.mkldnn_rnn_layer`). `nn.LSTMCell`/`nn.GRUCell` and
+    `pad_sequence` compile as one graph.
+
+    ## Example
+    ```python
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(64, 128, batch_first=True)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return out[:, -1]
+    ```
+
+    ## Use instead
+    ```python
+    class Encoder(nn.Module):
+        def __init__(self, steps=16):
+            super().__init__()
+            self.steps = steps
+            self.cell = nn.LSTMCell(64, 128)
+
+        def forward(self, x):
+            h = x.new_zeros(x.shape[0], 128)
+            c = x.new_zeros(x.shape[0], 128)
+            for t in range(self.steps):
+                h, c = self.cell(x[:, t], (h, c))
+            return h
+    ```
+    The cell loop compiles as one graph, unrolled: a fixed step count keeps it from
+    recompiling per sequence length (a loop over `x.shape[1]` is CL201). Or keep the RNN in eager code: compile the layers before and after it, or call it from a
+    helper under `torch.compiler.disable` (one break, by choice). `allow_rnn` works with
+    backends that can run the RNN kernels.
+
+    ## Fix safety
+    No automatic fix: each alternative changes how the model runs.
+    """
+
+    code = "CL109"
+    name = "rnn-module-call"
+    message = "an `nn.LSTM`/`nn.GRU`/`nn.RNN` used in compiled code breaks the graph (GB0014)"
+    gb_ids = ("GB0014", "GB0007")
+    breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
+    nodes = (ast.Attribute, ast.Call)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Call):
+            name = ctx.qualname(node.func)
+            if name in PACKING:
+                what = name.rsplit(".", 1)[1]
+                ctx.report(node, f"`{what}()` is skipped by Dynamo: breaks the graph (GB0007); {ADVICE}", gb_ids=("GB0007",))
+            return
+        assert isinstance(node, ast.Attribute)
+        function = ctx.function
+        if function is None or function.owner is None or not isinstance(node.value, ast.Name):
+            return
+        if node.value.id != self_name(function):
+            return
+        classes = attribute_constructors(ctx.index, function.owner, node.attr)
+        rnn = next((n for c in sorted(classes) for n in local_bases(ctx.index, c) if n in RNN_CLASSES), None)
+        if rnn is None or not isinstance(node.ctx, ast.Load):
+            return
+        ctx.report(
+            node,
+            f"`self.{node.attr}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: using it breaks the graph "
+            f"(GB0014); {ADVICE}",
+            gb_ids=("GB0014",),
+        )
+
