@@ -10,7 +10,7 @@ from compilelint.registry import Rule
 
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # torch.nn layers that create parameters in __init__ with their default arguments; each is
-# built inside a compiled function by tests/test_dynamo_rules.py (GB0264 on torch 2.13).
+# built inside a compiled function by tests/test_dynamo_layer_table.py (GB0264 on torch 2.13).
 LAYERS_WITH_PARAMETERS = frozenset(
     f"torch.nn.{name}"
     for name in (
