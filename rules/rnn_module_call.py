@@ -34,11 +34,14 @@ class RnnModuleCall(Rule):
     `pack_sequence`.
 
     ## Why is this bad?
-    Dynamo refuses to wrap these modules (GB0014 "Attempted to wrap RNN, GRU, or LSTM"), so
-    every use ends the graph: calling the module, `self.lstm.flatten_parameters()`, even
-    reading `self.lstm.hidden_size`. Measured on torch 2.13: a graph break in the default mode
-    and with `dynamic=True`, an error under `fullgraph=True`; the packing functions are marked
-    as skipped (GB0007) in all modes. On an H200, timm's `sequencer2d_s` ran 2.2x slower
+    Dynamo refuses to wrap these modules (GB0014 "Attempted to wrap RNN, GRU, or LSTM"):
+    calling the module, `self.lstm.flatten_parameters()`, even reading
+    `self.lstm.hidden_size`. It cannot resume after that point, so it gives up on the whole
+    function: measured on torch 2.13, a `forward` with work before and after two LSTMs
+    compiled no graph at all, and only the first use was reported (so only the first use in
+    each function is flagged). A break in the default mode and with `dynamic=True`, an error
+    under `fullgraph=True`; the packing functions are marked as skipped (GB0007) in all
+    modes. On an H200, timm's `sequencer2d_s` ran 2.2x slower
     compiled than eager because of it. `torch._dynamo.config.allow_rnn = True` lets Dynamo
     trace the module in all three modes (backend eager), but Inductor on CPU then fails
     (`expected Tensor() for op: aten.mkldnn_rnn_layer`). `nn.LSTMCell`/`nn.GRUCell` and
@@ -86,6 +89,7 @@ class RnnModuleCall(Rule):
     gb_ids = ("GB0014", "GB0007")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
     nodes = (ast.Attribute, ast.Call)
+    _cached: tuple[ast.AST, ast.Attribute | None] | None = None
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, ast.Call):
@@ -95,19 +99,33 @@ class RnnModuleCall(Rule):
                 ctx.report(node, f"`{what}()` is skipped by Dynamo: breaks the graph (GB0007); {ADVICE}", gb_ids=("GB0007",))
             return
         assert isinstance(node, ast.Attribute)
-        function = ctx.function
-        if function is None or function.owner is None or not isinstance(node.value, ast.Name):
-            return
-        if node.value.id != self_name(function):
-            return
-        classes = attribute_constructors(ctx.index, function.owner, node.attr)
-        rnn = next((n for c in sorted(classes) for n in local_bases(ctx.index, c) if n in RNN_CLASSES), None)
-        if rnn is None or not isinstance(node.ctx, ast.Load):
+        rnn = _rnn_held(node, ctx)
+        if rnn is None or node is not self._first_use(ctx):
             return
         ctx.report(
             node,
-            f"`self.{node.attr}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: using it breaks the graph "
-            f"(GB0014); {ADVICE}",
+            f"`self.{node.attr}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: the whole function runs "
+            f"eagerly from here on (GB0014); {ADVICE}",
             gb_ids=("GB0014",),
         )
 
+    def _first_use(self, ctx: RuleContext) -> ast.Attribute | None:
+        """The function's first RNN use in source order: Dynamo gives up on the frame there."""
+        function = ctx.function
+        assert function is not None
+        if self._cached is None or self._cached[0] is not function.node:
+            uses = [n for n in ast.walk(function.node) if isinstance(n, ast.Attribute) and _rnn_held(n, ctx)]
+            first = min(uses, key=lambda n: (n.lineno, n.col_offset), default=None)
+            self._cached = (function.node, first)
+        return self._cached[1]
+
+
+def _rnn_held(node: ast.Attribute, ctx: RuleContext) -> str | None:
+    """The RNN class ``self.<attr>`` holds (directly or in a container), if any."""
+    function = ctx.function
+    if function is None or function.owner is None or not isinstance(node.value, ast.Name):
+        return None
+    if node.value.id != self_name(function) or not isinstance(node.ctx, ast.Load):
+        return None
+    classes = attribute_constructors(ctx.index, function.owner, node.attr)
+    return next((n for c in sorted(classes) for n in local_bases(ctx.index, c) if n in RNN_CLASSES), None)
