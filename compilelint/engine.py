@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.module_index import FunctionInfo, build_index
@@ -20,6 +21,8 @@ from compilelint.findings import FileResult, Finding, Mode
 from compilelint.positions import LineIndex
 from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
+if TYPE_CHECKING:
+    from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
 from compilelint.suppression import file_noqa_codes, is_file_suppressed, is_suppressed, noqa_span
 
 SYNTAX_ERROR = ("CL900", "syntax-error")
@@ -256,11 +259,15 @@ def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
     return [lint_file(path, settings, entries, module) for path, entries, module, settings in jobs]
 
 
-def _run(jobs: list[Job], workers: int, pool: ProcessPoolExecutor | None) -> list[FileResult]:
+def _run(jobs: list[Job], workers: int, pool: ProcessPoolExecutor | None, progress: Progress | None = None) -> list[FileResult]:
     if pool is None or len(jobs) < PARALLEL_MIN_FILES:
         return _lint_chunk(jobs)
-    chunks = _chunks(jobs, workers * 4)
-    return [result for chunk in pool.map(_lint_chunk, chunks) for result in chunk]
+    results: list[FileResult] = []
+    for chunk in pool.map(_lint_chunk, _chunks(jobs, workers * 4)):
+        results += chunk
+        if progress is not None:
+            progress(len(results))
+    return results
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs: int | None = None) -> list[FileResult]:
@@ -268,20 +275,41 @@ def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs
     return lint_files(discover(paths, lambda _: settings).files, jobs)
 
 
-def lint_files(files: Sequence[tuple[str, Settings]], jobs: int | None = None) -> list[FileResult]:
+Progress = Callable[[int], None]  # told how many files of phase one are done
+
+
+def lint_files(
+    files: Sequence[tuple[str, Settings]], jobs: int | None = None, cache: ResultCache | None = None,
+    progress: Progress | None = None,
+) -> list[FileResult]:
     """Lint these files, each with its settings, following compiled code across files.
 
     Phase one lints each file on its own (in parallel); then helpers that compiled regions
     import from other files of the run are analysed as compiled code, for a few rounds.
+    With a ``cache``, only the files whose key (``compilelint.cache``) changed are linted.
     """
     settings_of = dict(files)
     paths = list(settings_of)
     modules = ModuleMap(paths)
+    if cache is not None:
+        cache.bind(modules)
     workers = jobs or os.cpu_count() or 1
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and len(paths) >= PARALLEL_MIN_FILES else None
+    pool: list[ProcessPoolExecutor] = []  # started only when enough files miss the cache
+
+    def run(jobs_: list[Job], progress: Progress | None = None) -> list[FileResult]:
+        found, todo, keys = _cached(jobs_, cache)
+        if workers > 1 and len(todo) >= PARALLEL_MIN_FILES and not pool:
+            pool.append(ProcessPoolExecutor(max_workers=workers))
+        cached = len(found)
+        for result in _run(todo, workers, pool[0] if pool else None, progress and (lambda n: progress(cached + n))):
+            if cache is not None:
+                cache.store(keys[result.path], result)
+            found[result.path] = result
+        return [found[job[0]] for job in jobs_]
+
     try:
         first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
-        results = {r.path: r for r in _run(first, workers, pool)}
+        results = {r.path: r for r in run(first, progress)}
         entries: dict[str, dict[str, EntryPoint]] = {}
         pending = list(results.values())
         for _ in range(CROSS_FILE_ROUNDS):
@@ -289,12 +317,32 @@ def lint_files(files: Sequence[tuple[str, Settings]], jobs: int | None = None) -
             if not changed:
                 break
             jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
-            pending = _run(jobs_, workers, pool)
+            pending = run(jobs_)
             results.update((r.path, r) for r in pending)
     finally:
-        if pool is not None:
-            pool.shutdown()
+        for executor in pool:
+            executor.shutdown()
+        if cache is not None:
+            cache.save()
     return [results[path] for path in paths]
+
+
+def _cached(jobs: list[Job], cache: ResultCache | None) -> tuple[dict[str, FileResult], list[Job], dict[str, str | None]]:
+    """The cache's results for ``jobs``, the jobs left to lint, and their keys."""
+    if cache is None:
+        return {}, jobs, {}
+    found: dict[str, FileResult] = {}
+    todo: list[Job] = []
+    keys: dict[str, str | None] = {}
+    for job in jobs:
+        path, entries, _, settings = job
+        keys[path] = key = cache.key(path, settings, entries)
+        hit = cache.lookup(key)
+        if hit is None:
+            todo.append(job)
+        else:
+            found[path] = hit
+    return found, todo, keys
 
 
 def collect_entries(

@@ -97,3 +97,6 @@ class FileResult:
     # calls from compiled regions to functions imported from other modules, with absolute
     # targets (compilelint.project.ExternalCall); they drive cross-file analysis
     calls: tuple[Any, ...] = ()
+    # what else the findings were computed from, as "kind:name" ("package:transformers"):
+    # the results cache re-lints the file when one's fingerprint changes (compilelint.cache)
+    depends_on: tuple[str, ...] = ()
