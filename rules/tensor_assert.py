@@ -60,8 +60,9 @@ class TensorAssert(Rule):
     from tensor data. Measured on torch 2.13: both trace without a break in both modes and
     raise `RuntimeError`, not `AssertionError`, when the condition fails, eagerly and compiled
     (on CUDA `_assert_async` is a device-side assert, raised at a later synchronisation); they
-    run under `python -O` too; a formatted message becomes its template text (an f-string of a
-    shape stops tracing once shapes are dynamic).
+    run under `python -O` too; a formatted message becomes its template text, literally:
+    `f"bad {x.shape}"` gives the message `"bad {x.shape}"` (an f-string of a shape stops
+    tracing once shapes are dynamic).
     """
 
     code = "CL104"

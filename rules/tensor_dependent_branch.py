@@ -69,8 +69,12 @@ class TensorDependentBranch(Rule):
     or user-defined). Unsafe because `torch.where` computes both arms: an error, NaN or inf
     in the arm eager would skip now happens and can reach gradients, arms of different shapes
     broadcast, and a test on several elements selects element-wise where eager raised. The
-    raise rewrite raises `RuntimeError` instead of `E` (on CUDA, at a later synchronisation).
-    Anything else gets no fix, and the message points to `torch.cond`.
+    raise rewrite raises `RuntimeError` instead of `E` (on CUDA, at a later synchronisation),
+    and a formatted message loses its values: `raise E(f"bad size {x.shape}")` becomes the
+    literal text `"bad size {x.shape}"`, placeholders and all, and `"%d" % n` its template,
+    because a message formatted from a shape stops tracing once shapes are dynamic
+    (measured on torch 2.13). Anything else gets no fix, and the message points to
+    `torch.cond`.
     """
 
     code = "CL103"

@@ -179,7 +179,7 @@ def test_crash_of_the_cli_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "lint_files", boom)
+    monkeypatch.setattr("compilelint.check.lint_files", boom)
     monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
     result = run(str(DATA / "basic.py"))
     assert result.exit_code == 2
@@ -634,3 +634,57 @@ def test_config_schema_is_valid_and_matches_the_validator(project: Path) -> None
             jsonschema.validate(bad, schema)
     shown = json.loads(run("config").stdout)
     assert shown["config"] == str(project / "pyproject.toml") and "CL101" in shown["enabled"]
+
+
+def test_verbose_show_files_and_show_settings(project: Path) -> None:
+    write(project / "a.py", PRINT_MODULE)
+    write(project / "sub" / "b.py", "x = 1\n")
+    verbose = run("-v", ".")
+    assert f"config: {project / 'pyproject.toml'}" in verbose.stderr
+    assert re.search(r"checked 2 files \(1 parsed, 1 without torch, 0 results from the cache\) in \d+\.\d\d s", verbose.stderr)
+    assert run("--show-files", ".").stdout.splitlines() == ["a.py", "sub/b.py"]
+    settings = json.loads(run("--show-settings", "--ignore", "CL2", ".").stdout)
+    assert settings["file"] == "a.py" and "CL101" in settings["enabled"] and "CL201" not in settings["enabled"]
+
+
+def test_a_warning_when_no_python_file_is_found(project: Path) -> None:
+    write(project / "notes.txt", "hello\n")
+    result = run(".")
+    assert result.exit_code == 0 and "compilelint: warning: no Python files found under ." in result.stderr
+
+
+@pytest.mark.parametrize(("color", "coloured"), [("always", True), ("never", False), ("auto", False)])
+def test_color(project: Path, color: str, coloured: bool) -> None:
+    write(project / "m.py", PRINT_MODULE)
+    result = run("--color", color, "m.py")
+    assert bool(COLOUR.search(result.stdout)) is coloured
+
+
+def test_progress_bar_on_a_terminal_for_long_runs(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from compilelint import check
+
+    for n in range(20):
+        write(project / f"m{n}.py", PRINT_MODULE)
+    stream = io.StringIO()
+    monkeypatch.setattr(check, "PROGRESS_AFTER_S", 0.0)
+    monkeypatch.setattr(check, "console_for", lambda file, color="auto": check.Console(file=stream, force_terminal=True, width=80) if file is sys.stderr else check.Console(file=io.StringIO()))
+    check.run_check(check.CheckRequest(paths=(".",), overrides={}, jobs=2))
+    assert "linting" in stream.getvalue() and "20/20" in stream.getvalue()
+
+
+def test_rule_page_on_a_narrow_terminal_loses_no_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from compilelint.report.rules import rule_markdown
+
+    for info in cli.rule_infos():
+        stream = io.StringIO()
+        monkeypatch.setattr(cli, "markdown_console", lambda: Console(file=stream, force_terminal=True, width=40, color_system=None))
+        assert run("rule", info.code).exit_code == 0
+        shown = re.sub(r"\s+", "", stream.getvalue())
+        words = set(re.findall(r"[A-Za-z0-9_]{3,}", rule_markdown(info))) - {"python"}  # the fence's language
+        assert {w for w in words if w not in shown} == set(), info.code

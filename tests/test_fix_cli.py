@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +87,33 @@ def test_a_file_that_cannot_be_fixed_exits_2_and_the_others_are_fixed(model: Pat
 def test_fix_refuses_stdin() -> None:
     result = run("--fix", "-", stdin=PRINT_AND_ASSERT)
     assert result.exit_code == 2 and "stdin" in result.stderr
+
+
+GIT_APPLY_CASES = {
+    "crlf.py": b"import torch\r\n\r\n\r\nclass M(torch.nn.Module):\r\n    def forward(self, x):\r\n        print(x)\r\n        return x\r\n",
+    # the fix adds `import torch` on line 1, after the BOM
+    "bom.py": b"\xef\xbb\xbffrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n",
+    "latin1.py": b"# -*- coding: latin-1 -*-\nimport torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        print('caf\xe9', x)\n        return x",
+}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_applies_with_git_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    (tmp_path / "pyproject.toml").write_text("[tool.compilelint]\n")
+    for name, data in GIT_APPLY_CASES.items():
+        (tmp_path / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "compilelint", "--diff", *GIT_APPLY_CASES], capture_output=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    (tmp_path / "fix.patch").write_bytes(done.stdout)
+    fixed = subprocess.run([sys.executable, "-m", "compilelint", "--fix", "--no-cache", *GIT_APPLY_CASES], capture_output=True, timeout=120)
+    assert fixed.returncode == 0, fixed.stderr
+    expected = {name: (tmp_path / name).read_bytes() for name in GIT_APPLY_CASES}
+    for name, data in GIT_APPLY_CASES.items():
+        (tmp_path / name).write_bytes(data)
+    applied = subprocess.run(["git", "apply", "-v", "fix.patch"], cwd=tmp_path, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert {name: (tmp_path / name).read_bytes() for name in GIT_APPLY_CASES} == expected
+    assert expected["bom.py"].startswith(b"\xef\xbb\xbfimport torch\n") and b"\r\n" in expected["crlf.py"]

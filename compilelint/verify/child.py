@@ -51,6 +51,9 @@ def _cuda_available() -> bool:
 def _load(request: dict[str, Any], phases: PhaseFile) -> LoadedTarget | TargetRun:
     """Import the targets file and call the target; a failure is the run's status."""
     phases.enter("import")
+    if not _torch_installed():  # before the targets file, whose `import torch` would fail first
+        return TargetRun(statuses.ENVIRONMENT_ERROR,
+                         f"torch is not installed for {sys.executable} (pip install 'compilelint[verify]')")  # fmt: skip
     root = request.get("project_root")
     if root and root not in sys.path:
         sys.path.insert(0, root)  # targets import the user's package from the project root
@@ -65,6 +68,15 @@ def _load(request: dict[str, Any], phases: PhaseFile) -> LoadedTarget | TargetRu
         return call_target(module, request["name"], request.get("device", "cpu"))
     except BaseException as exc:  # noqa: BLE001
         return TargetRun(statuses.TARGET_ERROR, f"target function failed: {describe_exception(exc)}")
+
+
+def _torch_installed() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def run_request(request: dict[str, Any]) -> TargetRun:

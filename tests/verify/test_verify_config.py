@@ -48,3 +48,16 @@ def test_the_report_names_the_config_and_targets(tmp_path: Path, monkeypatch: py
     monkeypatch.chdir(tmp_path)
     data = json.loads(json.dumps(to_json(report)))
     assert (data["config"], data["targets_files"]) == ("pyproject.toml", ["t.py"])
+
+
+def test_no_torch_is_an_environment_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's table: no torch in the child gives environment-error, not import-error."""
+    import sys
+
+    from compilelint.verify import child, statuses
+
+    targets = tmp_path / "t.py"
+    targets.write_text("import torch\n\ndef target_x():\n    return (lambda x: x), [(torch.ones(1),)]\n")
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    run = child.run_request({"path": str(targets), "name": "target_x"})
+    assert run.status == statuses.ENVIRONMENT_ERROR and "torch is not installed" in run.detail
