@@ -34,7 +34,7 @@ from compilelint.findings import FileResult
 from compilelint.project import EntryPoint, ModuleMap
 
 DEFAULT_DIR = ".compilelint_cache"
-FORMAT = 1
+FORMAT = 2
 MAX_ENTRIES = 200_000
 DISABLE_VARIABLE = "COMPILELINT_NO_CACHE"
 
@@ -74,35 +74,48 @@ class ResultCache:
     """Lookups and stores for one run; ``save()`` writes the cache back."""
 
     def __init__(self, folder: str) -> None:
+        self._dirty = False
         self.folder = Path(folder)
         self.file = self.folder / f"results-v{FORMAT}.pickle"
         self._code = code_fingerprint()
         self._settings: dict[int, str] = {}
         self._hashes: dict[str, str | None] = {}
-        self._entries = self._load()
+        self._entries, self._stats = self._load()
         self._modules: ModuleMap | None = None
-        self._dirty = False
         self.hits = self.misses = 0
 
-    def _load(self) -> dict[str, Entry]:
+    def _load(self) -> tuple[dict[str, Entry], dict[str, tuple[tuple[int, int, int, int], str]]]:
         if not self.file.is_file() or not is_trusted_folder(self.folder):
-            return {}
+            return {}, {}
         try:
             with open(self.file, "rb") as handle:
-                loaded = pickle.load(handle)
+                entries, stats = pickle.load(handle)
         except Exception:  # a torn or foreign file: start over
-            return {}
-        return loaded if isinstance(loaded, dict) else {}
+            return {}, {}
+        return (entries, stats) if isinstance(entries, dict) and isinstance(stats, dict) else ({}, {})
 
     def bind(self, modules: ModuleMap) -> None:
         """The run's module map, to tell which called functions are files of the project."""
         self._modules = modules
 
     def content_hash(self, path: str) -> str | None:
+        """The hash of a file's bytes; unchanged (device, inode, size, mtime in ns: git's
+        index test) files are not read again, their hash is the one stored last time."""
         if path not in self._hashes:
+            absolute = os.path.abspath(path)
             try:
-                with open(path, "rb") as handle:
-                    self._hashes[path] = hashlib.blake2b(handle.read(), digest_size=20).hexdigest()
+                info = os.stat(absolute)
+                signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+                known = self._stats.get(absolute)
+                if known is not None and known[0] == signature:
+                    self._hashes[path] = known[1]
+                else:
+                    with open(absolute, "rb") as handle:
+                        digest = hashlib.blake2b(handle.read(), digest_size=20).hexdigest()
+                    self._hashes[path] = digest
+                    if time.time() - info.st_mtime > 2:  # a file written this second may change again unseen
+                        self._stats[absolute] = (signature, digest)
+                        self._dirty = True
             except OSError:
                 self._hashes[path] = None
         return self._hashes[path]
@@ -168,7 +181,7 @@ class ResultCache:
 
             fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".results-", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((entries, self._stats), handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, self.file)
         except OSError:
             pass  # a read-only checkout: the run still works, uncached

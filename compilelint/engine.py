@@ -92,7 +92,7 @@ def _kept_findings(
         findings = [(f, span) for f, span in findings if not is_file_suppressed(whole_file, f.code)]
         findings = [(f, span) for f, span in findings if not any(is_suppressed(lines.text(n), f.code) for n in range(span[0], span[1] + 1))]
     kept = [f for f, _ in findings if f.code != INTERNAL_ERROR[0] or INTERNAL_ERROR[0] in enabled]
-    return tuple(sorted(set(kept), key=lambda f: f.sort_key))
+    return tuple(sorted(set(kept), key=lambda f: (f.sort_key, f.name, f.message)))  # a set: ties too must sort
 
 
 def _break_rules(settings: Settings, path: str | None) -> list[Rule]:

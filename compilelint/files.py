@@ -154,12 +154,13 @@ def _is_excluded(name: str, relatives: Sequence[str], patterns: Sequence[str]) -
     return bool(match(os.path.normcase(name)) or any(match(os.path.normcase(r)) for r in relatives))
 
 
-def _relatives(full: str, base: str, settings: Settings) -> list[str]:
-    """The path as patterns see it: relative to the linted folder and to the project root."""
-    found = [os.path.relpath(full, base).replace(os.sep, "/")]
+def _prefixes(folder: str, base: str, settings: Settings) -> list[str]:
+    """A folder as patterns see it, relative to the linted folder and to the project root
+    (each name under it is joined on): once per folder, not once per file."""
+    found = [os.path.relpath(folder, base).replace(os.sep, "/")]
     if settings.root:
-        found.append(os.path.relpath(os.path.abspath(full), settings.root).replace(os.sep, "/"))
-    return found
+        found.append(os.path.relpath(os.path.abspath(folder), settings.root).replace(os.sep, "/"))
+    return [prefix + "/" if prefix != "." else "" for prefix in found]
 
 
 def _generates(name: str, siblings: Sequence[str]) -> bool:
@@ -231,21 +232,22 @@ def _walk(root: str, settings_of: SettingsOf, gitignores: GitIgnores, errors: li
     for folder, dirs, files in os.walk(root, onerror=failed):
         settings = settings_of(folder)
         patterns = settings.excluded_patterns()
+        prefixes = _prefixes(folder, root, settings)
+        absolute = Path(os.path.abspath(folder))
         kept = []
         for name in sorted(dirs):
             full = os.path.join(folder, name)
-            if _is_excluded(name, _relatives(full, root, settings), patterns) or _is_virtualenv(full):
+            if _is_excluded(name, [p + name for p in prefixes], patterns) or _is_virtualenv(full):
                 continue
-            if settings.respect_gitignore and gitignores.ignored(Path(os.path.abspath(full)), is_dir=True):
+            if settings.respect_gitignore and gitignores.ignored(absolute / name, is_dir=True):
                 continue
             kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
             if not name.endswith((".py", ".pyi")) or _generates(name, files):
                 continue
-            full = os.path.join(folder, name)
-            if _is_excluded(name, _relatives(full, root, settings), patterns):
+            if _is_excluded(name, [p + name for p in prefixes], patterns):
                 continue
-            if settings.respect_gitignore and gitignores.ignored(Path(os.path.abspath(full)), is_dir=False):
+            if settings.respect_gitignore and gitignores.ignored(absolute / name, is_dir=False):
                 continue
-            yield os.path.normpath(full), settings  # "a.py", not "./a.py"
+            yield os.path.normpath(os.path.join(folder, name)), settings  # "a.py", not "./a.py"

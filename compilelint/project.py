@@ -57,7 +57,7 @@ class EntryPoint:
         return changed
 
 
-def module_name(path: str) -> str | None:
+def module_name(path: str, memo: dict[str, tuple[str, ...]] | None = None) -> str | None:
     """``/x/transformers/models/bert/modeling_bert.py`` -> ``transformers.models.bert.modeling_bert``.
 
     The package root is the topmost folder of an unbroken chain of ``__init__.py``.
@@ -66,11 +66,19 @@ def module_name(path: str) -> str | None:
     stem = filename[:-3] if filename.endswith(".py") else filename[:-4] if filename.endswith(".pyi") else None
     if stem is None:
         return None
-    parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
+    parts = [*_packages(folder, {} if memo is None else memo), *([] if stem == "__init__" else [stem])]
     return ".".join(parts) if parts else None
+
+
+def _packages(folder: str, memo: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The package names down to ``folder``; ``memo`` keeps each folder's answer for a run."""
+    if folder not in memo:
+        if not os.path.isfile(os.path.join(folder, "__init__.py")):
+            memo[folder] = ()
+        else:
+            parent, package = os.path.split(folder)
+            memo[folder] = (*_packages(parent, memo), package)
+    return memo[folder]
 
 
 def absolute_target(qualname: str, caller_module: str | None, caller_is_package: bool) -> str | None:

@@ -84,7 +84,7 @@ def test_a_cache_anyone_can_write_is_not_read(src: Path) -> None:
 
 def test_the_cache_survives_a_torn_file(src: Path) -> None:
     first = lint(src.parent)[0]
-    (src.parent / "cache" / "results-v1.pickle").write_bytes(b"\x80\x05garbage")
+    (src.parent / "cache" / f"results-v{cache_module.FORMAT}.pickle").write_bytes(b"\x80\x05garbage")
     assert lint(src.parent)[0] == first
     assert lint(src.parent)[1:] == (9, 0)
 
@@ -106,3 +106,18 @@ def test_other_dependencies_are_checked(tmp_path: Path, monkeypatch: pytest.Monk
     assert (hits(), hits()) == (0, 1)
     versions["pkg"] = "2.0"
     assert hits() == 0
+
+
+def test_an_edit_that_keeps_the_size_is_seen(src: Path) -> None:
+    """Unchanged old files are not read again (their stat signature is compared), and an
+    edit that keeps the size still changes the signature (the mtime)."""
+    import os
+
+    path = src / "basic.py"
+    old = os.stat(path)
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns - 10**10))  # an old file: its stat is kept
+    lint(src.parent)
+    text = path.read_text()
+    path.write_text(text.replace("print(y)", "print(z)"))
+    found, _, misses = lint(src.parent)
+    assert misses >= 1 and ("basic.py", 18, "CL101") in found
