@@ -193,6 +193,8 @@ def discover(paths: Sequence[str], settings_of: SettingsOf) -> Discovery:
     for path in paths:
         if not os.path.lexists(path):
             found.errors.append((path, "no such file or directory"))
+        elif not os.path.isdir(path) and not os.access(path, os.R_OK):
+            found.errors.append((path, "permission denied"))
         elif not os.path.isdir(path):
             settings = settings_of(path)
             if settings.force_exclude and _named_is_excluded(path, settings, gitignores):

@@ -88,3 +88,13 @@ def test_gitignored_files_are_skipped_in_a_git_work_tree(project: Path) -> None:
 def test_gitignore_outside_a_git_work_tree_is_not_read(project: Path) -> None:
     (project / ".gitignore").write_text("m.py\n")
     assert set(linted(run("--output-format", "json", "."))) == {"m.py"}
+
+
+def test_an_unreadable_named_file_is_an_error_for_that_path(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "locked.py").write_text(PRINT_MODULE)
+    real_access = os.access
+    # tests run as root, whom chmod cannot lock out
+    monkeypatch.setattr(os, "access", lambda p, mode: not str(p).endswith("locked.py") and real_access(p, mode))
+    result = run("--output-format", "json", "locked.py", "m.py")
+    assert result.exit_code == 2 and "compilelint: error: locked.py: permission denied" in result.stderr
+    assert linted(result) == {"m.py": ["CL101"]}
