@@ -126,7 +126,7 @@ def _split(values: Iterable[str]) -> list[str]:
 
 
 @main.command("check")
-@click.argument("paths", nargs=-1, type=click.Path(allow_dash=True))
+@click.argument("paths", nargs=-1, type=click.Path(allow_dash=True, readable=False))  # we report it, and go on
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule code prefixes (comma-separated, repeatable).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule code prefixes.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Add these prefixes to the selection.")
