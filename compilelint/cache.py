@@ -4,8 +4,8 @@ what changed.
 A file's result is stored under a key made of everything it was computed from:
 
 - the file's path and the hash of its bytes;
-- compilelint itself (its version, and the size and mtime of its own sources, so an
-  edited checkout never reads stale results);
+- compilelint itself (its version and the bytes of its own sources, so an edited
+  checkout never reads stale results);
 - the file's effective settings (every field of ``Settings``: the assumed torch version
   goes there too);
 - the cross-file facts it was linted with: the entry points other files' compiled
@@ -49,14 +49,15 @@ class Entry:
 
 
 def code_fingerprint() -> str:
-    """compilelint's version and its own sources' sizes and mtimes (cheap: ~100 stats)."""
-    digest = hashlib.sha256(f"{__version__}\0{FORMAT}".encode())
+    """compilelint's version and the bytes of its own sources (~1 MB, a few ms), so an
+    edited checkout never reads stale results and a checkout that only moved (a rebase,
+    a fresh clone of the same commit) keeps its cache."""
+    digest = hashlib.blake2b(f"{__version__}\0{FORMAT}".encode(), digest_size=20)
     package = Path(__file__).resolve().parent
     for folder in (package, package.parent / "rules", package / "rules"):
         if folder.is_dir():
             for path in sorted(folder.rglob("*.py")):
-                info = path.stat()
-                digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+                digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
