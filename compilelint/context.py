@@ -141,6 +141,8 @@ class RuleContext:
                 seen += (held,)
         elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             yield from self._guarded(expr.operand, guards)
+        elif isinstance(expr, ast.Name) and self.evaluator is not None and expr.id in self.evaluator.value_guards:
+            yield expr, guards + self.evaluator.value_guards[expr.id]  # no_empty = not bf and t.all()
         else:
             yield expr, guards
 

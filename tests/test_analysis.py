@@ -156,3 +156,32 @@ def test_loop_messages_state_the_early_returns_before_them() -> None:
     (finding,) = [f for f in lint_source(EARLY_RETURNS, "m.py").findings if f.message.startswith("loop over")]
     assert "(reached only when `not (n <= 16)`)" in finding.message
     assert "ndim" not in finding.message
+
+
+BOOL_OP_VALUE = """
+import torch
+from torch import nn
+
+class Crf(nn.Module):
+    def __init__(self, batch_first, strict):
+        super().__init__()
+        self.batch_first = batch_first
+        self.strict = strict
+
+    def forward(self, emissions, mask):
+        no_empty = not self.batch_first and mask[0].all()
+        if not no_empty:
+            emissions = emissions + 1
+        quiet = self.batch_first and self.strict
+        if quiet:
+            emissions = emissions * 2
+        return emissions
+"""
+
+
+def test_a_value_and_or_lets_through_is_a_tensor_under_its_conditions() -> None:
+    from compilelint.engine import lint_source
+
+    (finding,) = lint_source(BOOL_OP_VALUE, "m.py").findings
+    assert (finding.code, finding.line) == ("CL103", 13)
+    assert "evaluated only when `not self.batch_first`" in finding.message

@@ -28,11 +28,15 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     arg_kinds = [evaluator.kind(arg) for arg in node.args]
     for keyword in node.keywords:
         evaluator.kind(keyword.value)
-    resolved = evaluator.sink.resolve(node, evaluator)
-    if resolved is not None:
+    targets = evaluator.sink.resolve(node, evaluator)
+    if targets:
         if isinstance(node.func, ast.Attribute):
             evaluator.kind(node.func.value)
-        return evaluator.sink.called(resolved[0], resolved[1], node, evaluator)
+        result = Kind.NONE
+        for target in targets:
+            kind = evaluator.sink.called(target, node, evaluator)
+            result |= kind if target.gives_result else Kind.NONE
+        return result or Kind.UNKNOWN
     builtin = builtin_name(evaluator, node.func)
     if builtin is not None:
         return _builtin_kind(evaluator, builtin, node, arg_kinds)

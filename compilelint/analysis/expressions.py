@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from compilelint.analysis import kinds as K
@@ -51,12 +52,23 @@ NUMBER_BUILTINS = frozenset({"int", "float", "bool", "complex", "round", "abs", 
 COMBINING_BUILTINS = frozenset({"min", "max", "sum", "range", "any", "all"})
 
 
+@dataclass(frozen=True)
+class Target:
+    """A function a call may run. A call may have several (``SOLVERS[method](f)``): each is
+    analysed, and the region chain of what is found there names the one assumed."""
+
+    function: FunctionInfo
+    bound: bool  # the first parameter is the receiver
+    arguments: ast.Call | None = None  # the call as the function receives it (through a partial)
+    gives_result: bool = True  # False for a decorator's wrapper: the call's value is the function's
+
+
 class CallSink(Protocol):
     """Who learns about calls the evaluator resolves (the region builder)."""
 
-    def resolve(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None: ...
+    def resolve(self, call: ast.Call, evaluator: Evaluator) -> list[Target]: ...
 
-    def called(self, callee: FunctionInfo, bound: bool, call: ast.Call, evaluator: Evaluator) -> Kind: ...
+    def called(self, target: Target, call: ast.Call, evaluator: Evaluator) -> Kind: ...
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None: ...
 
@@ -76,9 +88,13 @@ class Evaluator:
         self.locals: set[str] = set()  # names bound in this function (they shadow globals)
         self.constants: dict[str, bool] = {}  # names holding is_compiling()-style values
         self.tuple_kinds: dict[int, list[Kind]] = {}  # id(call) -> kinds of the tuple it returns
-        self.instances: dict[str, ClassInfo] = {}  # local name -> local module class it holds
-        self.built: dict[int, ClassInfo] = {}  # id(call) -> local class that call constructs
+        self.instances: dict[str, tuple[ClassInfo, ...]] = {}  # local name -> local classes it may hold
+        self.built: dict[int, tuple[ClassInfo, ...]] = {}  # id(call) -> local classes that call may construct
+        self.partials: dict[str, ast.Call] = {}  # local name -> the functools.partial(...) it holds
         self.local_imports = ImportTable()
+        # id(BoolOp) / local name -> the Python operands that let its tensor operand through
+        self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
+        self.value_guards: dict[str, tuple[ast.expr, ...]] = {}
 
     def qualname(self, node: ast.expr) -> str | None:
         root = node
@@ -151,9 +167,18 @@ class Evaluator:
         return operand
 
     def bool_op(self, node: ast.BoolOp) -> Kind:
+        live = self.live_operands(node)
+        kinds = [self.kind(value) for value in live]
+        if len(kinds) > 1 and K.is_data(kinds[-1]) and all(kind == Kind.STATIC for kind in kinds[:-1]):
+            # `not self.batch_first and mask[0].all()`: the Python operands decide whether the
+            # value is the tensor; on that path a test of it is a tensor branch (measured:
+            # GB0170 with batch_first=False), so the value is the tensor, under conditions
+            held = [v if isinstance(node.op, ast.And) else ast.UnaryOp(op=ast.Not(), operand=v) for v in live[:-1]]
+            self.guarded_values[id(node)] = tuple(held)
+            return kinds[-1]
         union = Kind.NONE
-        for value in self.live_operands(node):
-            union |= self.kind(value)
+        for kind in kinds:
+            union |= kind
         return union
 
     def live_operands(self, node: ast.BoolOp) -> Sequence[ast.expr]:
@@ -169,6 +194,10 @@ class Evaluator:
     def compare(self, node: ast.Compare) -> Kind:
         operands = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
         if all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return Kind.STATIC
+        if any(_is_text(e) for e in [node.left, *node.comparators]):
+            # `char == "("`, `c in "() "`: a string's characters; a tensor compared with a
+            # str is Python's False (measured: no break), and `t in "ab"` a TypeError
             return Kind.STATIC
         if all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
             # `t in [1, 2]` compares element-wise and takes the truth of a tensor
@@ -239,12 +268,20 @@ class Evaluator:
             self.env[target.id] = kind
             self.locals.add(target.id)
             self.instances.pop(target.id, None)
+            guards = self.guarded_values.get(id(value)) if value is not None else None
+            if guards is not None:
+                self.value_guards[target.id] = guards
+            else:
+                self.value_guards.pop(target.id, None)
             if value is not None and id(value) in self.built:
                 self.instances[target.id] = self.built[id(value)]
             elif isinstance(value, ast.Subscript):  # layer = self.layers[i]
                 held = self.sink.element_instance(value.value)
                 if held is not None:
-                    self.instances[target.id] = held
+                    self.instances[target.id] = (held,)
+            self.partials.pop(target.id, None)
+            if isinstance(value, ast.Call) and value.args and self.qualname(value.func) in ("functools.partial", "partial"):
+                self.partials[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             returned = self.tuple_kinds.get(id(value)) if value is not None else None
@@ -263,6 +300,10 @@ class Evaluator:
         elif isinstance(target, ast.Starred):
             self.bind(target.value, kind)
         # attribute and subscript stores were evaluated before the statement was visited
+
+
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
 
 
 def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr, kind: Kind) -> None:
@@ -291,7 +332,7 @@ def _bind_instance(evaluator: Evaluator, target: ast.expr, iterable: ast.expr) -
     if cls is not None and isinstance(target, ast.Name):
         evaluator.env[target.id] = Kind.MODULE
         evaluator.locals.add(target.id)
-        evaluator.instances[target.id] = cls
+        evaluator.instances[target.id] = (cls,)
 
 
 def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) -> Kind:

@@ -58,6 +58,7 @@ class FunctionInfo:
     compiled: bool = False  # decorated with torch.compile or passed to it
     is_static: bool = False  # @staticmethod: no self parameter
 
+    wrappers: list[FunctionInfo] | None = None  # decorators' inner functions calling through; lazily
     _globals: frozenset[str] | None = None
 
     @property
@@ -95,6 +96,8 @@ class ClassInfo:
     element_classes: dict[str, ClassInfo] = field(default_factory=dict)
     # self.<attr> -> qualified name of the imported class instantiated into it
     external_attribute_classes: dict[str, str] = field(default_factory=dict)
+    # attr -> module-level function it holds (and whether it binds self); lazily
+    function_attributes: dict[str, tuple[FunctionInfo, bool]] | None = None
     # attributes some method other than __init__ sets to a literal
     reset_attributes: set[str] = field(default_factory=set)
     # self.<attr> -> classes instantiated into it (analysis.constructors); filled lazily
@@ -137,6 +140,7 @@ class ModuleIndex:
     module_names: set[str]  # every name bound at module level (shadows builtins)
     compile_sites: CompileSites  # torch.compile(...) calls anywhere in the file, and what they compile
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
+    table_stores: dict[str, list[ast.expr]] = field(default_factory=dict)  # NAME[key] = value at top level
     text: str = ""
     _class_text: str | None = None
 
@@ -201,6 +205,8 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
                 module_names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
                 if isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign) and stmt.value:
                     index.assignments[target.id] = stmt.value
+                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and stmt.value:
+                    index.table_stores.setdefault(target.value.id, []).append(stmt.value)
     _link_classes(index)
     if "_dynamo_marked_constant" in text:
         _mark_constant_functions(tree, index)

@@ -196,3 +196,17 @@ SIZE_SUFFIXES = (
 def _names_a_size(name: str) -> bool:
     """``height``, ``seq_len``, ``num_frames``: sizes passed down, often Python ints."""
     return name in SIZE_NAMES or name.startswith(SIZE_PREFIXES) or name.endswith(SIZE_SUFFIXES)
+
+
+def all_parameters(node: FunctionNode) -> list[ast.arg]:
+    args = node.args
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    if args.vararg:
+        params.append(args.vararg)
+    if args.kwarg:
+        params.append(args.kwarg)
+    return params
+
+
+def parameter_names(node: FunctionNode) -> set[str]:
+    return {arg.arg for arg in all_parameters(node)}

@@ -15,19 +15,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
-from compilelint.analysis.class_attributes import (
-    attribute_class,
-    attribute_kind,
-    element_class,
-    external_attribute_class,
-)
 from compilelint.analysis.expressions import Env, Evaluator
+from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
-from compilelint.analysis.kinds import Kind
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex, function_info
+from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_kind
 from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
+    all_parameters,
     annotation_kind,
     bind_arguments,
     bind_kinds,
@@ -219,18 +215,17 @@ class RegionAnalysis:
     def interpret(self, state: FunctionState, visitor: StatementVisitor | None) -> Kind:
         scope = FunctionScope(self, state)
         env = dict(state.closure)
-        for arg in _all_parameters(state.info.node):
+        for arg in all_parameters(state.info.node):
             env[arg.arg] = _parameter_kind(state, arg)
         cache: dict[int, Kind] = {}
         evaluator = Evaluator(self.index, env, scope, cache)
         evaluator.locals.update(env)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
         returns = interpreter.run(state.info.node.body)
-        state.returns |= returns
-        elements, previous = interpreter.return_elements, state.return_elements
-        if elements is not None and previous is not None and len(previous) == len(elements):
-            elements = [a | b for a, b in zip(elements, previous)]
-        state.return_elements = elements
+        # The latest pass ran on the latest argument kinds: it replaces what an earlier pass
+        # found, so an UNKNOWN from before the callers settled does not hide a tensor.
+        state.returns = returns
+        state.return_elements = interpreter.return_elements
         return returns
 
     def external_calls(self) -> list[ExternalCall]:
@@ -249,173 +244,6 @@ class RegionAnalysis:
         return self.resolved_calls.get(id(call))
 
 
-class FunctionScope:
-    """Resolves calls and ``self.<attr>`` for one function; the interpreter's CallSink."""
-
-    def __init__(self, analysis: RegionAnalysis, state: FunctionState) -> None:
-        self.analysis = analysis
-        self.state = state
-        self._setup_self()
-
-    def _setup_self(self) -> None:
-        info, state = self.state.info, self.state
-        if info.owner is not None:
-            state.owner = info.owner
-            args = info.node.args.posonlyargs + info.node.args.args
-            if args and not info.is_static:
-                state.self_name = args[0].arg
-
-    # --- NestedDefinitions ---------------------------------------------------------------
-    def define(self, node: FunctionNode, env: Env) -> None:
-        info = self.state.local_defs.get(node.name)
-        if info is None or info.node is not node:
-            qualname = f"{self.state.info.qualname}.<locals>.{node.name}"
-            info = function_info(self.analysis.index, node, qualname, owner=None)
-            info.parent = self.state.info
-        self.state.local_defs[node.name] = info
-        if info.disabled:
-            return
-        child = self.analysis._add(info, self.state.chain + (info.qualname,), root=False)
-        child.closure = {k: v for k, v in env.items() if k not in _parameter_names(node)}
-        child.self_name, child.owner = self.state.self_name, self.state.owner
-        child.local_defs.update({k: v for k, v in self.state.local_defs.items() if k not in child.local_defs})
-
-    # --- CallSink ------------------------------------------------------------------------
-    def resolve(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
-        func = call.func
-        if isinstance(func, ast.Name):
-            if func.id in evaluator.instances:
-                return _method(evaluator.instances[func.id], "forward")
-            return self._resolve_name(func.id, evaluator)
-        if isinstance(func, ast.Subscript):  # self.layers[i](x)
-            cls = self.element_instance(func.value)
-            return _method(cls, "forward") if cls is not None else None
-        if not isinstance(func, ast.Attribute):
-            return None
-        receiver = func.value
-        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
-            return self._resolve_self(func.attr, call, evaluator)
-        if isinstance(receiver, ast.Name) and receiver.id in evaluator.instances:
-            return _method(evaluator.instances[receiver.id], func.attr)
-        held = self._self_attribute_class(receiver)
-        if held is not None:  # self.structure.init_inputs(...)
-            return _method(held, func.attr)
-        self._external_submodule_call(receiver, func.attr, call, evaluator)
-        if _is_super_call(receiver) and self.state.owner is not None:
-            for base in list(self.state.owner.mro())[1:]:
-                if func.attr in base.methods:
-                    return base.methods[func.attr], True
-            return None
-        if isinstance(receiver, ast.Name) and receiver.id in self.analysis.index.classes:
-            return self._resolve_class_attribute(self.analysis.index.classes[receiver.id], func.attr)
-        return None
-
-    def _own_attribute(self, node: ast.expr) -> tuple[ClassInfo, str] | None:
-        """(owner class, attr) for ``self.attr`` in a method."""
-        owner = self.state.owner
-        if owner is None or not isinstance(node, ast.Attribute):
-            return None
-        if not (isinstance(node.value, ast.Name) and node.value.id == self.state.self_name):
-            return None
-        return owner, node.attr
-
-    def _self_attribute_class(self, node: ast.expr) -> ClassInfo | None:
-        own = self._own_attribute(node)
-        return attribute_class(self.analysis.index, *own) if own else None
-
-    def element_instance(self, iterable: ast.expr) -> ClassInfo | None:
-        own = self._own_attribute(iterable)
-        return element_class(self.analysis.index, *own) if own else None
-
-    def _resolve_name(self, name: str, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
-        if name in self.state.local_defs:
-            return self.state.local_defs[name], False
-        if name in evaluator.locals or name in evaluator.env:
-            return None
-        function = self.analysis.index.functions.get(name)
-        if function is not None:
-            return function, False
-        cls = self.analysis.index.classes.get(name)
-        if cls is not None:  # Dynamo traces the constructor of a class built in compiled code
-            init = cls.find_method("__init__")
-            return (init, True) if init is not None else None
-        return None
-
-    def _resolve_self(self, attr: str, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
-        owner = self.state.owner
-        assert owner is not None
-        method = owner.find_method(attr)
-        if method is not None:
-            return method, not method.is_static
-        submodule = attribute_class(self.analysis.index, owner, attr)
-        if submodule is not None:
-            forward = submodule.find_method("forward")
-            if forward is not None:
-                return forward, True
-        self._external_submodule_call(call.func, "forward", call, evaluator)
-        return None
-
-    def _external_submodule_call(self, receiver: ast.expr, method: str, call: ast.Call, evaluator: Evaluator) -> None:
-        """``self.rel(0, n)`` / ``self.rel.decode(x)`` where ``self.rel`` holds an imported
-        class: the other file's method gets the kinds passed here, sizes and flags as such."""
-        own = self._own_attribute(receiver)
-        imported = external_attribute_class(self.analysis.index, *own) if own else None
-        if imported is not None:
-            self.external(call, evaluator, f"{imported}.{method}")
-
-    def _resolve_class_attribute(self, cls: ClassInfo, attr: str) -> tuple[FunctionInfo, bool] | None:
-        if attr == "apply":  # autograd.Function: apply(*args) runs forward(ctx, *args)
-            forward = cls.find_method("forward")
-            return (forward, True) if forward is not None else None
-        method = cls.find_method(attr)
-        return (method, False) if method is not None else None
-
-    def called(self, callee: FunctionInfo, bound: bool, call: ast.Call, evaluator: Evaluator) -> Kind:
-        analysis = self.analysis
-        analysis.resolved_calls[id(call)] = callee
-        if callee.disabled or callee.opaque:
-            return Kind.UNKNOWN
-        state = analysis.states.get(id(callee))
-        if state is None:
-            state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
-        state.callers.add(id(self.state.info))
-        state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
-        # Each call site's latest contribution replaces its earlier one, so kinds guessed
-        # before a caller was analysed (a root's heuristics) do not stick.
-        state.incoming[id(call)] = bind_arguments(callee.node, call, bound, evaluator.cache)
-        state.params_from_calls = True  # a root's guessed kinds give way to its callers'
-        merged: dict[str, Kind] = {}
-        for contribution in state.incoming.values():
-            for name, kind in contribution.items():
-                merged[name] = merged.get(name, Kind.NONE) | kind
-        if merged != state.params:
-            state.params = merged
-            analysis._enqueue(state)
-        if callee.name == "__init__" and isinstance(call.func, ast.Name):  # Class(...): an instance
-            if callee.owner is not None:
-                evaluator.built[id(call)] = callee.owner  # cache = Cache(); cache.update(...) resolves
-            return Kind.MODULE if callee.owner is not None and callee.owner.is_module else Kind.UNKNOWN
-        if state.return_elements is not None:
-            evaluator.tuple_kinds[id(call)] = state.return_elements
-        return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
-
-    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None:
-        if any(isinstance(a, ast.Starred) for a in call.args):
-            positional: tuple[Kind, ...] = ()
-        else:
-            positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
-        keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
-        sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
-        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain)
-
-    def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
-        receiver = node.value
-        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
-            evaluator.cache[id(receiver)] = Kind.MODULE
-            return attribute_kind(self.analysis.index, self.state.owner, node.attr)
-        return None
-
-
 def _joined(calls: list[ExternalCall]) -> ExternalCall:
     """One call with the kinds of all: position by position, keyword by keyword."""
     positional: list[Kind] = []
@@ -432,11 +260,6 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
     return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain)
 
 
-def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
-    method = cls.find_method(name)
-    return (method, not method.is_static) if method is not None else None
-
-
 def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:
     """An annotation says more than the callers' join, except that ``bool``/``int`` cannot
     say whether the value came from tensor data (``is_global_attn: bool`` from ``.item()``),
@@ -446,28 +269,12 @@ def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:
     declared = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
     if declared == Kind.UNKNOWN:
         return passed if passed is not None else unbound_parameter_kind(state.info.node, arg)
+    if passed is not None and declared & Kind.TENSOR and is_data(passed):
+        return passed  # `mask: Optional[Tensor] = None` that every caller gives a tensor
     if passed is not None and declared & Kind.STATIC and not declared & Kind.TENSOR:
         if passed & (Kind.DATA_SCALAR | Kind.SHAPE | Kind.TENSOR) and not passed & Kind.UNKNOWN:
             return passed
     return declared
-
-
-def _is_super_call(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
-
-
-def _all_parameters(node: FunctionNode) -> list[ast.arg]:
-    args = node.args
-    params = args.posonlyargs + args.args + args.kwonlyargs
-    if args.vararg:
-        params.append(args.vararg)
-    if args.kwarg:
-        params.append(args.kwarg)
-    return params
-
-
-def _parameter_names(node: FunctionNode) -> set[str]:
-    return {arg.arg for arg in _all_parameters(node)}
 
 
 def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:

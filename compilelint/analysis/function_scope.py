@@ -1,0 +1,268 @@
+"""Call resolution for one function of a region: the interpreter's CallSink.
+
+Resolves what a call runs (methods through ``self`` and ``super()``, submodules, helpers,
+constructors, and the dispatch forms of ``dispatch_targets``), tells the region builder
+about each callee with the argument kinds it receives, and records calls into other files.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from compilelint.analysis.class_attributes import (
+    attribute_class,
+    attribute_kind,
+    element_class,
+    external_attribute_class,
+)
+from compilelint.analysis.dispatch_targets import (
+    attribute_function,
+    constant_getattr,
+    entry_classes_and_functions,
+    partial_of,
+    through_partial,
+    wrappers,
+)
+from compilelint.analysis.expressions import Env, Evaluator, Target
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
+from compilelint.analysis.parameters import bind_arguments, parameter_names
+from compilelint.project import ExternalCall
+
+if TYPE_CHECKING:
+    from compilelint.analysis.regions import FunctionState, RegionAnalysis
+
+
+class FunctionScope:
+    """Resolves calls and ``self.<attr>`` for one function; the interpreter's CallSink."""
+
+    def __init__(self, analysis: RegionAnalysis, state: FunctionState) -> None:
+        self.analysis = analysis
+        self.state = state
+        self._setup_self()
+
+    def _setup_self(self) -> None:
+        info, state = self.state.info, self.state
+        if info.owner is not None:
+            state.owner = info.owner
+            args = info.node.args.posonlyargs + info.node.args.args
+            if args and not info.is_static:
+                state.self_name = args[0].arg
+
+    # --- NestedDefinitions ---------------------------------------------------------------
+    def define(self, node: FunctionNode, env: Env) -> None:
+        info = self.state.local_defs.get(node.name)
+        if info is None or info.node is not node:
+            qualname = f"{self.state.info.qualname}.<locals>.{node.name}"
+            info = function_info(self.analysis.index, node, qualname, owner=None)
+            info.parent = self.state.info
+        self.state.local_defs[node.name] = info
+        if info.disabled:
+            return
+        child = self.analysis._add(info, self.state.chain + (info.qualname,), root=False)
+        child.closure = {k: v for k, v in env.items() if k not in parameter_names(node)}
+        child.self_name, child.owner = self.state.self_name, self.state.owner
+        child.local_defs.update({k: v for k, v in self.state.local_defs.items() if k not in child.local_defs})
+
+    # --- CallSink ------------------------------------------------------------------------
+    def resolve(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
+        index = self.analysis.index
+        attribute = constant_getattr(call.func)
+        if attribute is not None:  # getattr(self, "proj")(x) is self.proj(x)
+            synthetic = ast.copy_location(ast.Call(func=attribute, args=call.args, keywords=call.keywords), call)
+            return self._resolve_through(synthetic, evaluator)
+        partial = self._partial(call.func, evaluator)
+        if partial is not None:  # functools.partial(helper, scale=2)(x)
+            arguments = through_partial(partial, call, evaluator.cache)
+            return [Target(t.function, t.bound, arguments, t.gives_result) for t in self.resolve(arguments, evaluator)]
+        held = self._held_instances(call.func, evaluator)
+        if held is not None:  # solver.integrate(t), block(x)
+            classes, name = held
+            return [Target(m, not m.is_static) for cls in classes if (m := cls.find_method(name)) is not None]
+        if isinstance(call.func, ast.Subscript) and not self._own_attribute(call.func.value):
+            return self._table_targets(call, evaluator)
+        single = self._resolve_one(call, evaluator)
+        if single is None:
+            return []
+        targets = [Target(*single)]
+        if single[0].owner is None and single[0].parent is None:
+            targets += [Target(wrapper, False, gives_result=False) for wrapper in wrappers(index, single[0])]
+        return targets
+
+    def _resolve_through(self, synthetic: ast.Call, evaluator: Evaluator) -> list[Target]:
+        return [Target(t.function, t.bound, t.arguments or synthetic, t.gives_result) for t in self.resolve(synthetic, evaluator)]
+
+    def _partial(self, func: ast.expr, evaluator: Evaluator) -> ast.Call | None:
+        if isinstance(func, ast.Name) and func.id in evaluator.partials:
+            return evaluator.partials[func.id]
+        if isinstance(func, ast.Name) and (func.id in evaluator.locals or func.id in evaluator.env):
+            return None
+        return partial_of(func, self.analysis.index, evaluator.qualname)
+
+    def _held_instances(self, func: ast.expr, evaluator: Evaluator) -> tuple[tuple[ClassInfo, ...], str] | None:
+        """The classes a local name may hold, and the method a call on it runs."""
+        if isinstance(func, ast.Name) and func.id in evaluator.instances:
+            return evaluator.instances[func.id], "forward"
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.instances:
+            if func.value.id != self.state.self_name:
+                return evaluator.instances[func.value.id], func.attr
+        return None
+
+    def _table_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
+        """``SOLVERS[method](f)``: every class (its constructor) or function the table holds."""
+        assert isinstance(call.func, ast.Subscript)
+        targets: list[Target] = []
+        classes: list[ClassInfo] = []
+        for entry in entry_classes_and_functions(self.analysis.index, call.func.value):
+            if isinstance(entry, ClassInfo):
+                classes.append(entry)
+                init = entry.find_method("__init__")
+                if init is not None:
+                    targets.append(Target(init, True))
+            else:
+                targets.append(Target(entry, False))
+        if classes:
+            evaluator.built[id(call)] = tuple(classes)
+        return targets
+
+    def _resolve_one(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self._resolve_name(func.id, evaluator)
+        if isinstance(func, ast.Subscript):  # self.layers[i](x)
+            cls = self.element_instance(func.value)
+            return _method(cls, "forward") if cls is not None else None
+        if not isinstance(func, ast.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
+            return self._resolve_self(func.attr, call, evaluator)
+        held = self._self_attribute_class(receiver)
+        if held is not None:  # self.structure.init_inputs(...)
+            return _method(held, func.attr)
+        self._external_submodule_call(receiver, func.attr, call, evaluator)
+        if _is_super_call(receiver) and self.state.owner is not None:
+            for base in list(self.state.owner.mro())[1:]:
+                if func.attr in base.methods:
+                    return base.methods[func.attr], True
+            return None
+        if isinstance(receiver, ast.Name) and receiver.id in self.analysis.index.classes:
+            return self._resolve_class_attribute(self.analysis.index.classes[receiver.id], func.attr)
+        return None
+
+    def _own_attribute(self, node: ast.expr) -> tuple[ClassInfo, str] | None:
+        """(owner class, attr) for ``self.attr`` in a method."""
+        owner = self.state.owner
+        if owner is None or not isinstance(node, ast.Attribute):
+            return None
+        if not (isinstance(node.value, ast.Name) and node.value.id == self.state.self_name):
+            return None
+        return owner, node.attr
+
+    def _self_attribute_class(self, node: ast.expr) -> ClassInfo | None:
+        own = self._own_attribute(node)
+        return attribute_class(self.analysis.index, *own) if own else None
+
+    def element_instance(self, iterable: ast.expr) -> ClassInfo | None:
+        own = self._own_attribute(iterable)
+        return element_class(self.analysis.index, *own) if own else None
+
+    def _resolve_name(self, name: str, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
+        if name in self.state.local_defs:
+            return self.state.local_defs[name], False
+        if name in evaluator.locals or name in evaluator.env:
+            return None
+        function = self.analysis.index.functions.get(name)
+        if function is not None:
+            return function, False
+        cls = self.analysis.index.classes.get(name)
+        if cls is not None:  # Dynamo traces the constructor of a class built in compiled code
+            init = cls.find_method("__init__")
+            return (init, True) if init is not None else None
+        return None
+
+    def _resolve_self(self, attr: str, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
+        owner = self.state.owner
+        assert owner is not None
+        method = owner.find_method(attr)
+        if method is not None:
+            return method, not method.is_static
+        submodule = attribute_class(self.analysis.index, owner, attr)
+        if submodule is not None:
+            forward = submodule.find_method("forward")
+            if forward is not None:
+                return forward, True
+        self._external_submodule_call(call.func, "forward", call, evaluator)
+        return attribute_function(self.analysis.index, owner, attr)  # fn = staticmethod(helper)
+
+    def _external_submodule_call(self, receiver: ast.expr, method: str, call: ast.Call, evaluator: Evaluator) -> None:
+        """``self.rel(0, n)`` / ``self.rel.decode(x)`` where ``self.rel`` holds an imported
+        class: the other file's method gets the kinds passed here, sizes and flags as such."""
+        own = self._own_attribute(receiver)
+        imported = external_attribute_class(self.analysis.index, *own) if own else None
+        if imported is not None:
+            self.external(call, evaluator, f"{imported}.{method}")
+
+    def _resolve_class_attribute(self, cls: ClassInfo, attr: str) -> tuple[FunctionInfo, bool] | None:
+        if attr == "apply":  # autograd.Function: apply(*args) runs forward(ctx, *args)
+            forward = cls.find_method("forward")
+            return (forward, True) if forward is not None else None
+        method = cls.find_method(attr)
+        return (method, False) if method is not None else None
+
+    def called(self, target: Target, call: ast.Call, evaluator: Evaluator) -> Kind:
+        analysis = self.analysis
+        callee, bound = target.function, target.bound
+        analysis.resolved_calls.setdefault(id(call), callee)
+        if callee.disabled or callee.opaque:
+            return Kind.UNKNOWN
+        state = analysis.states.get(id(callee))
+        if state is None:
+            state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
+        state.callers.add(id(self.state.info))
+        state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
+        # Each call site's latest contribution replaces its earlier one, so kinds guessed
+        # before a caller was analysed (a root's heuristics) do not stick.
+        state.incoming[id(call)] = bind_arguments(callee.node, target.arguments or call, bound, evaluator.cache)
+        state.params_from_calls = True  # a root's guessed kinds give way to its callers'
+        merged: dict[str, Kind] = {}
+        for contribution in state.incoming.values():
+            for name, kind in contribution.items():
+                merged[name] = merged.get(name, Kind.NONE) | kind
+        if merged != state.params:
+            state.params = merged
+            analysis._enqueue(state)
+        if callee.name == "__init__" and not isinstance(call.func, ast.Attribute):  # Class(...): an instance
+            if callee.owner is not None and callee.owner not in evaluator.built.get(id(call), ()):
+                # cache = Cache(); cache.update(...) resolves; SOLVERS[m](f) may build several
+                evaluator.built[id(call)] = evaluator.built.get(id(call), ()) + (callee.owner,)
+            return Kind.MODULE if callee.owner is not None and callee.owner.is_module else Kind.UNKNOWN
+        if state.return_elements is not None:
+            evaluator.tuple_kinds[id(call)] = state.return_elements
+        return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
+
+    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None:
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            positional: tuple[Kind, ...] = ()
+        else:
+            positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
+        keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
+        sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
+        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain)
+
+    def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
+        receiver = node.value
+        if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
+            evaluator.cache[id(receiver)] = Kind.MODULE
+            return attribute_kind(self.analysis.index, self.state.owner, node.attr)
+        return None
+
+
+def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
+    method = cls.find_method(name)
+    return (method, not method.is_static) if method is not None else None
+
+
+def _is_super_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
