@@ -58,10 +58,12 @@ def render_doc(registry: Registry, breaks: Sequence[GraphBreak], reading: ZooRea
         "",
         "## Statically visible, no rule yet (by zoo hits)",
         "",
-        "What a new rule could flag, most-hit first.",
+        "What a new rule could flag: most-hit first, then those whose note was measured (a",
+        "reduction run through Dynamo on torch 2.13, CPU, backend eager, both modes; the",
+        "reductions are in `bench/graph_break_probes.py`).",
         "",
-        "| GB id | gb_type | zoo events | zoo models | what to flag |",
-        "|---|---|---|---|---|",
+        "| GB id | gb_type | zoo events | zoo models | measured | what to flag |",
+        "|---|---|---|---|---|---|",
         *_todo_rows(breaks),
         "",
         "## Every GB id",
@@ -102,9 +104,10 @@ def _summary_rows(breaks: Sequence[GraphBreak]) -> list[str]:
 
 def _todo_rows(breaks: Sequence[GraphBreak]) -> list[str]:
     todo = [gb for gb in breaks if gb.category is Category.STATIC]
-    todo.sort(key=lambda gb: (-gb.zoo.events, -gb.zoo.models, gb.entry.gb_id))
+    todo.sort(key=lambda gb: (-gb.zoo.events, -gb.zoo.models, not gb.measured, gb.entry.gb_id))
     return [
-        f"| {gb.entry.gb_id} | {_cell(gb.entry.gb_type)} | {gb.zoo.events or ''} | {_models(gb.zoo)} | {_cell(gb.note)} |"
+        f"| {gb.entry.gb_id} | {_cell(gb.entry.gb_type)} | {gb.zoo.events or ''} | {_models(gb.zoo)} "
+        f"| {'yes' if gb.measured else ''} | {_cell(gb.note)} |"
         for gb in todo
     ]
 

@@ -93,6 +93,7 @@ class Classification:
 
     category: Category
     note: str
+    measured: bool = False  # the note was checked by running a reduction through Dynamo
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class GraphBreak:
     rules: tuple[str, ...]  # codes of the rules whose gb_ids name it
     underlying: Category | None  # what it would be without its rules
     zoo: ZooHits
+    measured: bool = False
 
 
 class GraphBreakError(ValueError):
@@ -160,12 +162,17 @@ def parse_registry(text: str) -> dict[str, RegistryEntry]:
 
 
 def load_classifications(text: str | None = None) -> dict[str, Classification]:
-    """``graph_break_classes.toml``: ``GB0014 = { category = "static", note = "..." }``."""
+    """``graph_break_classes.toml``: ``GB0014 = { category = "static", note = "...", measured = true }``."""
     if text is None:
         text = (resources.files("compilelint") / "data" / CLASSES_FILE).read_text(encoding="utf-8")
     try:
         raw = tomllib.loads(text)
-        classes = {gb_id: Classification(Category(row["category"]), row["note"]) for gb_id, row in raw.items()}
+        classes = {
+            gb_id: Classification(Category(row["category"]), row["note"], row.get("measured", False))
+            for gb_id, row in raw.items()
+        }
+        if any(not isinstance(c.note, str) or not isinstance(c.measured, bool) for c in classes.values()):
+            raise TypeError("note must be a string and measured a boolean")
     except (tomllib.TOMLDecodeError, ValueError, KeyError, TypeError) as error:
         raise GraphBreakError(f"malformed {CLASSES_FILE}: {error!r}") from error
     if any(c.category in (Category.RULE, Category.UNCLASSIFIED) for c in classes.values()):
@@ -237,6 +244,7 @@ def classify(
                 rules=rules,
                 underlying=known.category if known and rules else None,
                 zoo=zoo.get(gb_id, ZooHits()),
+                measured=known.measured if known else False,
             )
         )
     return breaks

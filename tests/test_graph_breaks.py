@@ -119,6 +119,11 @@ def test_classification_file_format() -> None:
         load_classifications('GB0001 = { category = "sometimes", note = "x" }')
     with pytest.raises(GraphBreakError):
         load_classifications('GB0001 = { note = "x" }')
+    with pytest.raises(GraphBreakError):
+        load_classifications('GB0001 = { category = "static", note = "x", measured = "yes" }')
+    parsed = load_classifications('GB0001 = { category = "static", note = "x", measured = true }\nGB0002 = { category = "runtime", note = "y" }')
+    assert (parsed["GB0001"].measured, parsed["GB0002"].measured) == (True, False)
+    assert classes["GB0014"].measured and classes["GB0014"].category is Category.STATIC
 
 
 def test_registry_without_torch_is_the_shipped_copy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,8 @@ def graph_break_markdown(gb: GraphBreak, rules: Mapping[str, RuleInfo], registry
     lines = [f"# {entry.gb_id} {entry.gb_type.strip()}", ""]
     lines += [f"- {label}: {value}" for label, value in facts]
     if gb.note:
-        lines += ["", "## Note" if gb.rules else "## Why", "", gb.note]
+        measured = " (measured on torch 2.13: a reduction run through Dynamo)" if gb.measured else ""
+        lines += ["", "## Note" if gb.rules else "## Why", "", gb.note + measured]
     lines += ["", "## Explanation", "", entry.explanation.strip() or "(none given)"]
     if entry.hints:
         lines += ["", "## Hints", ""] + [f"- {hint}" for hint in hint_sentences(entry.hints)]
@@ -65,6 +66,7 @@ def graph_break_to_json(gb: GraphBreak) -> dict[str, object]:
         "without_rules": gb.underlying.value if gb.underlying else None,
         "rules": list(gb.rules),
         "note": gb.note,
+        "measured": gb.measured,
         "explanation": entry.explanation,
         "hints": hint_sentences(entry.hints),
         "context": entry.context,
