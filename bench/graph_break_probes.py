@@ -324,13 +324,13 @@ def exception_attribute(x: torch.Tensor) -> torch.Tensor:
     try:
         raise ValueError("x")
     except ValueError as error:
-        error.detail = 3  # type: ignore[attr-defined]
+        error.detail = 3
     return x + 1
 
 
 @probe("GB9840", "torch._check with a string message")
 def check_string_message(x: torch.Tensor) -> torch.Tensor:
-    torch._check(x.shape[0] > 0, "positive")  # type: ignore[arg-type]
+    torch._check(x.shape[0] > 0, "positive")
     return x + 1
 
 
@@ -429,6 +429,50 @@ def global_hook_handle(x: torch.Tensor) -> torch.Tensor:
     w = x.detach().requires_grad_()
     _HANDLE = w.register_hook(lambda g: g)
     return (w * 2).detach()
+
+
+class _Dirty(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        return grad
+
+
+@probe("GB2019", "autograd.Function forward calling ctx.mark_dirty")
+def mark_dirty(x: torch.Tensor) -> torch.Tensor:
+    return _Dirty.apply(x.clone())
+
+
+def _store_hook_handle(w: torch.Tensor) -> None:
+    global _HANDLE
+    _HANDLE = w.register_hook(lambda g: g)
+
+
+@probe("GB0100", "hook handle stored in a global by a helper (GB0101's case)")
+def global_hook_handle_in_helper(x: torch.Tensor) -> torch.Tensor:
+    w = x.detach().requires_grad_()
+    _store_hook_handle(w)
+    return (w * 2).detach()
+
+
+class _Base:
+    def value(self) -> int:
+        return 2
+
+
+class _Child(_Base):
+    def value_through_one_arg_super(self) -> int:
+        return super(_Child).__get__(self).value()
+
+
+@probe("GB0193", "one-argument super(Cls) (GB0280's case)")
+def one_arg_super(x: torch.Tensor) -> torch.Tensor:
+    return x * _Child().value_through_one_arg_super()
 
 
 def _generator(x: torch.Tensor) -> typing.Iterator[torch.Tensor]:
