@@ -6,8 +6,8 @@ A file's result is stored under a key made of everything it was computed from:
 - the file's path and the hash of its bytes;
 - compilelint itself (its version and the bytes of its own sources, so an edited
   checkout never reads stale results);
-- the file's effective settings (every field of ``Settings``: the assumed torch version
-  goes there too);
+- the file's effective settings (every field of ``Settings``) and the torch release the
+  findings assume (compilelint/torch_versions.py: the installed torch's, unless set);
 - the cross-file facts it was linted with: the entry points other files' compiled
   regions give it (``EntryPoint``: which functions, with which argument kinds).
 
@@ -56,13 +56,18 @@ def code_fingerprint() -> str:
     package = Path(__file__).resolve().parent
     for folder in (package, package.parent / "rules", package / "rules"):
         if folder.is_dir():
-            for path in sorted(folder.rglob("*.py")):
+            # the rules' per-release claims (rules/claims/*.json) change findings too
+            for path in sorted([*folder.rglob("*.py"), *folder.glob("claims/*.json")]):
                 digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
 def settings_fingerprint(settings: Settings) -> str:
-    return hashlib.sha256(repr(settings).encode()).hexdigest()
+    """Every field, and the torch release the findings assume: with no torch-version set
+    that is the installed torch's, which an upgrade changes."""
+    from compilelint.torch_versions import assume
+
+    return hashlib.sha256(repr((settings, assume(settings.torch_version))).encode()).hexdigest()
 
 
 def entries_fingerprint(entries: Iterable[EntryPoint]) -> str:

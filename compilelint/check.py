@@ -277,6 +277,10 @@ def _describe_run(err: Console, resolver: SettingsResolver, linted: Linted, seco
     linted_files = sum(1 for r in linted.results if not r.skipped)
     skipped = sum(1 for r in linted.results if r.skipped)
     err.print(f"config: {', '.join(configs)}", markup=False, highlight=False)
+    from compilelint.torch_versions import assume
+
+    for described in sorted({assume(settings.torch_version).describe() for settings in resolver.used.values()}):
+        err.print(f"findings assume {described}", markup=False, highlight=False)
     err.print(f"checked {len(linted.results)} files ({linted_files} parsed, {skipped} without torch, "
               f"{linted.cache_hits} results from the cache) in {seconds:.2f} s", markup=False, highlight=False)  # fmt: skip
 

@@ -156,9 +156,10 @@ def _split(values: Iterable[str]) -> list[str]:
 @click.option("--cache-dir", metavar="DIR", type=click.Path(file_okay=False), help="Where the results cache lives [default: .compilelint_cache].")
 @click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
 @click.option("--show-settings", is_flag=True, help="Print the settings of the first file as JSON, and exit.")
+@click.option("--torch-version", metavar="X.Y", help="The torch release findings assume [default: the installed one].")
 def check(paths: tuple[str, ...], select: tuple[str, ...], ignore: tuple[str, ...], extend_select: tuple[str, ...],
           exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool | None,
-          respect_gitignore: bool | None, no_cache: bool, **options: Any) -> int:  # fmt: skip
+          respect_gitignore: bool | None, no_cache: bool, torch_version: str | None, **options: Any) -> int:  # fmt: skip
     """Lint PATHS (files or folders; '-' reads stdin). Default: the current folder.
 
     Exit status: 0 no findings, 1 findings, 2 usage or configuration error, or a path that
@@ -172,6 +173,7 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], ignore: tuple[str, ..
         "extend_exclude": _split(extend_exclude),
         "force_exclude": force_exclude,
         "respect_gitignore": respect_gitignore,
+        "torch_version": torch_version,
     }
     request = CheckRequest(paths=paths, overrides=overrides, cache=not no_cache, **options)
     return run_check(request, show_unsafe=request.unsafe_fixes)

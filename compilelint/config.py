@@ -91,6 +91,10 @@ class Settings:
     force_exclude: bool = False
     torch_prefilter: bool = True  # skip files that never mention torch (TorchFix's trick)
     apply_noqa: bool = True  # the flake8 plugin leaves `# noqa` to flake8 (--disable-noqa works)
+    # The torch release the findings assume ("2.11"); None: the installed torch's version,
+    # read from package metadata (compilelint/torch_versions.py), never by importing torch.
+    torch_version: str | None = None
+    release_claims: bool = True  # False: every candidate, as the rules state it (bench/claims.py)
 
     def enabled_codes(self, codes: Sequence[str], path: str | None = None) -> frozenset[str]:
         enabled: set[str] = set()
@@ -114,6 +118,7 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         """What ``--show-settings`` prints: the effective settings of one file."""
         from compilelint.registry import all_rules
+        from compilelint.torch_versions import assume
 
         codes = [rule.code for rule in all_rules()] + list(ENGINE_CODES)
         return {
@@ -126,6 +131,8 @@ class Settings:
             "respect_gitignore": self.respect_gitignore,
             "force_exclude": self.force_exclude,
             "verify_targets": list(self.verify_targets),
+            "torch_version": self.torch_version,
+            "torch_assumed": assume(self.torch_version).describe(),
         }
 
 
@@ -295,7 +302,19 @@ def _from_pyproject(settings: Settings, path: Path) -> Settings:
         verify_targets=_verify_targets(table.get("verify", {}).get("targets", []), path.parent, where),
         respect_gitignore=table.get("respect-gitignore", settings.respect_gitignore),
         force_exclude=table.get("force-exclude", settings.force_exclude),
+        torch_version=_torch_version(table["torch-version"], f"{where}: 'torch-version'")
+        if "torch-version" in table else settings.torch_version,
     )
+
+
+def _torch_version(value: str, where: str) -> str:
+    from compilelint.torch_versions import parse_release
+
+    try:
+        parse_release(value)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from error
+    return value
 
 
 def _verify_targets(targets: Sequence[str], root: Path, where: str) -> tuple[str, ...]:
@@ -325,6 +344,8 @@ def _with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Setting
     for flag in ("respect_gitignore", "force_exclude"):
         if overrides.get(flag) is not None:
             changes[flag] = overrides[flag]
+    if overrides.get("torch_version"):
+        changes["torch_version"] = _torch_version(overrides["torch_version"], "--torch-version")
     return replace(settings, **changes)
 
 

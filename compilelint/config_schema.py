@@ -3,7 +3,7 @@ JSON Schema (``compilelint config --schema``, for editors such as VS Code's Even
 
 Hand-written rather than a pydantic model: the flake8 plugin and the pre-commit hooks load
 the config on every run, and importing pydantic costs more than linting a small file (see
-the commit that added this module for the measurement). Nine keys of five shapes do not need
+the commit that added this module for the measurement). Ten keys of six shapes do not need
 a framework; this table is the one place a new key is added.
 """
 
@@ -42,6 +42,7 @@ KEYS = (
     Key("respect-gitignore", "bool", "Skip files that `.gitignore` files of the git repository exclude (default true)."),
     Key("force-exclude", "bool", "Apply the excludes to files named on the command line too (as pre-commit passes them)."),
     Key("per-file-ignores", "code-table", "Glob (relative to this pyproject.toml) = rule code prefixes to disable in matching files."),
+    Key("torch-version", "string", "The torch release findings assume (`\"2.11\"`); default: the installed torch's version."),
     Key("verify", "table", "Settings of `compilelint verify`.", VERIFY_KEYS),
 )
 

@@ -33,6 +33,7 @@ class RawFinding:
     fix: Fix | None
     fix_data: object = None
     only_when: tuple[str, ...] = ()
+    claim: str = ""
 
 
 @dataclass
@@ -194,7 +195,10 @@ class RuleContext:
         fix: Fix | None = None,
         fix_data: object = None,
         only_when: tuple[str, ...] = (),
+        claim: str | None = None,
     ) -> None:
+        """``claim`` names the measured behaviour this finding predicts (default: the rule's
+        code); ``rules/claims/<release>.json`` holds what each release does for it."""
         rule = self.rule
         self.sink(
             RawFinding(
@@ -209,5 +213,6 @@ class RuleContext:
                 fix=fix,
                 fix_data=fix_data,
                 only_when=only_when,
+                claim=claim or getattr(rule, "code"),
             )
         )

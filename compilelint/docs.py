@@ -54,7 +54,18 @@ def options_table() -> str:
     return "\n".join(rows)
 
 
-BLOCKS: dict[str, Callable[[], str]] = {"rules-table": rules_table, "check-options": options_table}
+def releases_table() -> str:
+    """The claims whose behaviour differs between the measured torch releases."""
+    from compilelint.torch_versions import release_table
+
+    return release_table(changed_only=True)
+
+
+BLOCKS: dict[str, Callable[[], str]] = {
+    "rules-table": rules_table,
+    "check-options": options_table,
+    "releases-table": releases_table,
+}
 
 
 def markers(name: str) -> tuple[str, str]:

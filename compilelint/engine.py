@@ -24,6 +24,7 @@ from compilelint.registry import Rule, all_rules
 if TYPE_CHECKING:
     from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
 from compilelint.suppression import file_noqa_codes, is_file_suppressed, is_suppressed, noqa_span
+from compilelint.torch_versions import assume, for_release
 
 SYNTAX_ERROR = ("CL900", "syntax-error")
 INTERNAL_ERROR = ("CL999", "internal-error")
@@ -77,6 +78,8 @@ def lint_source(
     except Exception as error:  # an analysis bug must not lose other files
         return _error_result(path, INTERNAL_ERROR, f"analysis crashed: {type(error).__name__}: {error}", 1, 1, settings)
     findings = _kept_findings(raw, failures, path, LineIndex(text), settings)
+    if settings.release_claims:
+        findings = for_release(findings, assume(settings.torch_version))
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module))
 
 
@@ -206,6 +209,7 @@ def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
         statement_lines=(getattr(statement, "lineno", line), getattr(statement, "end_lineno", None) or end_line),
         fix_data=raw.fix_data,
         only_when=raw.only_when,
+        claim=raw.claim or raw.code,
     )
 
 

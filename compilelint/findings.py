@@ -65,6 +65,13 @@ class Finding:
     # all (`self.training` in `self.training and p < 0.1`): a run where they are false
     # cannot confirm the finding.
     only_when: tuple[str, ...] = ()
+    # The measured behaviour the finding predicts (rules/claims/<release>.json); the rule's
+    # code unless the rule distinguishes cases whose behaviour differs between releases.
+    claim: str = ""
+    # The measured torch release the finding was judged against, and why that one
+    # (compilelint/torch_versions.py).
+    torch_release: str = ""
+    torch_reason: str = ""
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -84,6 +91,7 @@ class Finding:
             "breaks": [mode.value for mode in self.breaks],
             "gb_ids": list(self.gb_ids),
             "fix": self.fix.to_json() if self.fix else None,
+            "torch": {"release": self.torch_release, "why": self.torch_reason} if self.torch_release else None,
         }
 
 

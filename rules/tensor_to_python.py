@@ -12,6 +12,9 @@ from compilelint.fix.alternatives import tensor_to_python
 from compilelint.registry import Rule
 
 DEFAULT_ONLY = (Mode.DEFAULT,)
+# torch functions Dynamo refuses to call on Python sizes alone unless scalars are tensorified
+# (torch/_dynamo/variables/torch.py `bin_ops`)
+SIZE_ARITHMETIC = frozenset({"torch.add", "torch.sub", "torch.mul", "torch.div", "torch.sqrt"})
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 # method -> (modes, GB ids, what), measured on torch 2.13
 METHODS = {
@@ -116,7 +119,7 @@ class TensorToPython(Rule):
             self._check_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if self._check_size_arguments(node, ctx):
+        if self._check_size_arguments(node, ctx) or self._check_arithmetic_on_sizes(node, ctx):
             return
         found = self._classify(node, ctx)
         if found is not None:
@@ -133,6 +136,28 @@ class TensorToPython(Rule):
                 breaks=modes,
                 gb_ids=gb_ids,
             )
+
+    def _check_arithmetic_on_sizes(self, node: ast.Call, ctx: RuleContext) -> bool:
+        """``torch.div(x.size(1), w)``: Dynamo's in-graph arithmetic on sizes alone. Measured:
+        torch 2.11 breaks on it once the size is dynamic, in every mode (GB0224); 2.13 traces
+        it (scalars are tensorified). Reported with no modes: only releases whose claims
+        file says it breaks keep it (compilelint/torch_versions.py)."""
+        name = ctx.qualname(node.func) or ""
+        if name not in SIZE_ARITHMETIC or not node.args:
+            return False
+        kinds = [ctx.kind(a) for a in node.args]
+        if not any(k & Kind.SHAPE for k in kinds) or any(k & ~(Kind.SHAPE | Kind.STATIC) for k in kinds):
+            return False
+        ctx.report(
+            node,
+            f"`{name}()` of tensor sizes alone: once the size is dynamic, Dynamo cannot put it in the graph and "
+            "breaks (GB0224 \"Attempted to call torch in-graph function on only torch.SymInt arguments\"); "
+            "use Python arithmetic (`x.size(1) // w`)",
+            breaks=(),
+            gb_ids=("GB0224",),
+            claim="CL105:torch-arithmetic-on-sizes",
+        )
+        return True
 
     def _check_size_arguments(self, node: ast.Call, ctx: RuleContext) -> bool:
         """``torch.arange(n)``, ``x.view(n, -1)`` with a tensor ``n``: an implicit ``.item()``."""
@@ -180,6 +205,7 @@ class TensorToPython(Rule):
                 "(GB0033); compute the size with Python arithmetic (`x.size(1) // w`)",
                 breaks=modes,
                 gb_ids=("GB0033",),
+                claim="CL105:size-tensor-" + ("as-strided" if strided else "readback"),
             )
         else:  # torch.tensor(3) as a size: a constant whatever the shapes
             return False

@@ -22,7 +22,7 @@ DATA = Path(__file__).parent / "data"
 BIN = Path(sys.executable).parent
 JSON_KEYS = {
     "code", "name", "message", "path", "line", "column", "end_line", "end_column",
-    "region", "breaks", "gb_ids", "fix",
+    "region", "breaks", "gb_ids", "fix", "torch",
 }  # fmt: skip
 PRINT_MODULE = "import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n"
 COLOUR = re.compile(r"\x1b\[(?:\d+;)*3\dm")
@@ -227,7 +227,9 @@ def test_json_schema(project: Path) -> None:
         "breaks": ["default", "fullgraph"],
         "gb_ids": ["GB0059"],
         "fix": {"applicability": "safe", "title": "Guard with `if not torch.compiler.is_compiling():`"},
+        "torch": printed["torch"],
     }
+    assert set(printed["torch"]) == {"release", "why"}
     branch = data[2]
     assert (branch["code"], branch["region"]) == ("CL103", ["Net.forward", "Net._mix"])
     assert branch["fix"] is None or set(branch["fix"]) == {"applicability", "title"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from compilelint.docs import END, START, rules_table
+from compilelint.docs import END, START, markers, releases_table, rules_table
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -44,3 +44,11 @@ def test_the_readme_promises_no_release_that_does_not_exist() -> None:
     text = README.read_text(encoding="utf-8")
     assert "pip install compilelint " not in text and "rev: v0.1.0" not in text
     assert "no release on PyPI yet" in text
+
+
+def test_readme_release_table_matches_the_claim_files() -> None:
+    text = README.read_text(encoding="utf-8")
+    start, end = markers("releases-table")
+    match = re.search(re.escape(start) + r"\n(.*?)\n" + re.escape(end), text, re.S)
+    assert match, "README lost its releases-table markers"
+    assert match.group(1) == releases_table(), "run `python -m compilelint.docs README.md`"

@@ -21,7 +21,7 @@ from compilelint.report.snippet import Span, display_cells, render_snippet
 
 JSON_KEYS = {
     "code", "name", "message", "path", "line", "column", "end_line", "end_column",
-    "region", "breaks", "gb_ids", "fix",
+    "region", "breaks", "gb_ids", "fix", "torch",
 }  # fmt: skip
 SAFE = Fix(Applicability.SAFE, "Guard with `if not torch.compiler.is_compiling():`")
 UNSAFE = Fix(Applicability.UNSAFE, "Rewrite with `torch.where`")

@@ -98,7 +98,24 @@ def rule_markdown(info: RuleInfo) -> str:
         facts.insert(0, ("Message", info.message))
     header = [f"# {info.code} {info.name}", ""]
     header += [f"- {label}: {value}" for label, value in facts]
-    return "\n".join(header) + "\n\n" + info.doc + "\n"
+    return "\n".join(header) + "\n\n" + info.doc + _releases_section(info.code) + "\n"
+
+
+def _releases_section(code: str) -> str:
+    """What each measured torch release does for the rule's claims (rules/claims/)."""
+    from compilelint.torch_versions import measured_releases, release_table
+
+    if not code.startswith("CL") or code.startswith("CL9") or not measured_releases():
+        return ""
+    table = release_table((code,))
+    if table.count("\n") < 2:
+        return ""
+    return (
+        "\n\n## Measured on each torch release\n"
+        "D: breaks in the default mode, F: under `fullgraph=True`, Y: with `dynamic=True` "
+        "(lower case: on some of the fixture sites; F?: no fullgraph run reached it); then the GB ids that release reported. "
+        "Recompile rules: recompiles per counted fixture.\n\n" + table
+    )
 
 
 def rules_table(infos: Sequence[RuleInfo]) -> Table:

@@ -37,19 +37,31 @@ class VerifyError(click.ClickException):
     exit_code = EXIT_FAULT
 
 
-def lint_findings(paths: Sequence[str]) -> list[Finding]:
-    """The static linter over ``paths`` (files named explicitly are always linted)."""
+def lint_findings(paths: Sequence[str], ran: str | None = None) -> tuple[list[Finding], str]:
+    """The static linter over ``paths`` (files named explicitly are always linted), judged
+    against ``ran``, the torch release the targets ran on; and a note when the settings
+    assumed another release."""
+    from dataclasses import replace
+
     from compilelint.config import ConfigError, load_settings
     from compilelint.engine import all_findings, lint_paths
+    from compilelint.torch_versions import assume
 
     if not paths:
-        return []
+        return [], ""
     try:
         settings = load_settings(list(paths))
     except ConfigError as error:
         raise VerifyError(str(error)) from error
+    note = ""
+    if ran:
+        assumed, running = assume(settings.torch_version), assume(ran)
+        if assumed.release != running.release:
+            note = (f"findings judged against torch {running.release}, the release the targets ran on "
+                    f"(torch {ran}); the settings assume {assumed.describe()}")
+        settings = replace(settings, torch_version=ran)
     findings = all_findings(lint_paths(list(paths), settings))
-    return [f for f in findings if not f.code.startswith("CL9")]  # CL9xx: cannot lint
+    return [f for f in findings if not f.code.startswith("CL9")], note  # CL9xx: cannot lint
 
 
 def run_config(paths: Sequence[str]) -> tuple[str | None, list[str]]:
@@ -121,9 +133,10 @@ def verify(request: VerifyRequest, err: Console) -> VerifyReport:
         callable_files = {p for o in outcomes for p in o.run.callable_files}
         root = request.options.project_root or project_root(request.target_files[0])
         lint_paths = default_lint_paths(callable_files, root)
-    findings = lint_findings(lint_paths)
+    ran = next((o.run.torch_version for o in outcomes if o.run.torch_version), None)
+    findings, note = lint_findings(lint_paths, ran)
     matches = [match_target(outcome.run, findings) for outcome in outcomes]
-    return build_report(outcomes, matches, lint_paths, findings)
+    return build_report(outcomes, matches, lint_paths, findings, torch_note=note)
 
 
 def _default_jobs(device: str) -> int:

@@ -126,6 +126,8 @@ def render(console: Console, report: VerifyReport) -> None:
     if torch_versions:
         summary.append(f" (torch {', '.join(torch_versions)})", style="dim")
     console.print(summary)
+    if report.torch_note:
+        console.print(Text(f"  {report.torch_note}", style="yellow"))
     parts = [f"{counts[status]} {status}" for status in statuses.FINDING_STATUSES]
     parts.append(f"{report.missed_count()} missed")
     if report.missed_recompile_count():

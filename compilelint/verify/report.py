@@ -43,6 +43,7 @@ class VerifyReport:
     outside: tuple[Finding, ...] = ()  # findings in functions no target ran
     config: str | None = None  # the pyproject.toml that configured the run
     targets_files: tuple[str, ...] = ()
+    torch_note: str = ""  # the release findings were judged against, when settings assumed another
 
     def finding_statuses(self) -> dict[tuple[str, int, int, str], str]:
         """Each finding once, with the best status any target gave it."""
@@ -160,6 +161,7 @@ def to_json(report: VerifyReport) -> dict[str, Any]:
         "lint_paths": [display_path(path) for path in report.lint_paths],
         "config": display_path(report.config) if report.config else None,
         "targets_files": [display_path(path) for path in report.targets_files],
+        "torch_note": report.torch_note or None,
         "targets": [target_json(target) for target in report.targets],
         "not_reached": [
             {"code": f.code, "path": display_path(os.path.abspath(f.path)), "line": f.line,
@@ -182,8 +184,8 @@ def to_json(report: VerifyReport) -> dict[str, Any]:
 
 
 def build_report(outcomes: Sequence[Outcome], matches: Sequence[TargetMatch],
-                 lint_paths: Sequence[str], findings: Sequence[Finding]) -> VerifyReport:  # fmt: skip
+                 lint_paths: Sequence[str], findings: Sequence[Finding], torch_note: str = "") -> VerifyReport:  # fmt: skip
     spoken_for = {id(result.finding) for match in matches for result in match.findings}
     outside = tuple(f for f in sorted(findings, key=lambda f: f.sort_key) if id(f) not in spoken_for)
     targets = tuple(TargetReport(o, m) for o, m in zip(outcomes, matches))
-    return VerifyReport(targets, tuple(lint_paths), outside)
+    return VerifyReport(targets, tuple(lint_paths), outside, torch_note)

@@ -39,7 +39,7 @@ VOLATILE = ("wall_s", "timing", "log_tail", "notes")
 @pytest.fixture(scope="module")
 def healthy_cli(data_dir: Path, marker_findings: list[Finding]) -> Iterator[tuple[int, dict[str, Any], str]]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(command, "lint_findings", lambda paths: marker_findings)
+        patch.setattr(command, "lint_findings", lambda paths, ran=None: (marker_findings, ""))
         result = CliRunner().invoke(
             command.verify_command,
             ["--targets", str(data_dir / HEALTHY), "--format", "json", "--jobs", str(JOBS), "--timeout", "90"],
@@ -55,7 +55,7 @@ def mixed(data_dir: Path, marker_findings: list[Finding],
     options = RunOptions(timeout=90, jobs=JOBS, project_root=str(data_dir.parent.parent.parent))
     request = command.VerifyRequest((), files, (), options, quiet=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(command, "lint_findings", lambda paths: marker_findings)
+        patch.setattr(command, "lint_findings", lambda paths, ran=None: (marker_findings, ""))
         patch.setenv("COMPILELINT_TEST_DIR", str(evidence))
         started = time.perf_counter()
         report = command.verify(request, Console(stderr=True))
