@@ -152,6 +152,9 @@ def combine(findings: dict[str, list[Finding]], probe: dict[str, Any]) -> dict[s
     problems: list[str] = []
     gb_ids: dict[str, list[str]] = probe.get("gb_ids", {})
     for path, file_probe in probe["files"].items():
+        if not _same_file(path, file_probe):
+            problems.append(f"{_relative(path)}: the probe ran on another version of this file; run the probe again")
+            continue
         if "load_error" in file_probe:
             problems.append(f"{_relative(path)}: {file_probe['load_error']}")
         for name, result in file_probe.get("targets", {}).items():
@@ -199,6 +202,14 @@ def _returned_definition(tree: ast.Module, target: str) -> range | None:
     return None
 
 
+def _same_file(path: str, file_probe: dict[str, Any]) -> bool:
+    import hashlib
+
+    if "sha256" not in file_probe or not Path(path).exists():
+        return "sha256" not in file_probe  # probes made before the hash was recorded: trusted as they are
+    return bool(hashlib.sha256(Path(path).read_text(encoding="utf-8").encode()).hexdigest() == file_probe["sha256"])
+
+
 def counts(probe: dict[str, Any], findings: dict[str, list[Finding]]) -> dict[str, Any]:
     """Stated and measured recompiles per counted target, with the claims of the recompile
     findings inside what the target compiles."""
@@ -207,7 +218,7 @@ def counts(probe: dict[str, Any], findings: dict[str, list[Finding]]) -> dict[st
     expected_re = re.compile(r"^def (target_\w+|run_\w+)\(\):\s*#\s*(recompiles|compiles):\s*(\d+)", re.M)
     out = {}
     for path, file_probe in probe["files"].items():
-        if not Path(path).exists():
+        if not Path(path).exists() or not _same_file(path, file_probe):
             continue
         text = Path(path).read_text(encoding="utf-8")
         expected = {n: (w, int(k)) for n, w, k in expected_re.findall(text)}

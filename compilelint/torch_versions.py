@@ -255,7 +255,7 @@ def release_table(codes: tuple[str, ...] | None = None, changed_only: bool = Fal
     names = sorted({c for r in loaded.values() for c in r.claims if codes is None or r.claims[c].code in codes})
     counted = sorted({c for r in loaded.values() for c in r.recompiles
                       if codes is None or c.split(":")[0] in codes})
-    lines = ["| claim | " + " | ".join(f"{r} ({loaded[r].torch})" for r in releases) + " |",
+    lines = ["| claim | " + " | ".join(releases) + " |",
              "|---|" + "---|" * len(releases)]
     rows = [(name, [_cell(loaded[r].claims.get(name)) for r in releases]) for name in names]
     rows += [(name, [", ".join(map(str, loaded[r].recompiles[name])) + " recompiles" if name in loaded[r].recompiles
@@ -264,6 +264,26 @@ def release_table(codes: tuple[str, ...] | None = None, changed_only: bool = Fal
         if not changed_only or len(set(cells)) > 1:
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def release_list(codes: tuple[str, ...]) -> str:
+    """The same facts as ``release_table`` as a Markdown list (it wraps on any terminal):
+    one item per claim, one release per line where releases differ."""
+    table = release_table(codes).splitlines()
+    releases = [cell.strip() for cell in table[0].strip("|").split("|")[1:]]
+    items = []
+    for row in table[2:]:
+        name, *cells = [cell.strip() for cell in row.strip("|").split("|")]
+        if len(set(cells)) == 1:
+            items.append(f"- `{name}`: {cells[0]} on every measured release")
+        else:
+            items.append(f"- `{name}`:" + "".join(f"\n  - {r}: {c}" for r, c in zip(releases, cells)))
+    return "\n".join(items)
+
+
+def measured_builds() -> str:
+    """``2.11.0+cu130 (H200 ...), 2.13.0+cpu (CPU), ...``: what each claims file measured."""
+    return ", ".join(f"{load_claims(r).torch} ({load_claims(r).measured_on})" for r in measured_releases())
 
 
 def _cell(claim: Claim | None) -> str:

@@ -103,18 +103,18 @@ def rule_markdown(info: RuleInfo) -> str:
 
 def _releases_section(code: str) -> str:
     """What each measured torch release does for the rule's claims (rules/claims/)."""
-    from compilelint.torch_versions import measured_releases, release_table
+    from compilelint.torch_versions import measured_builds, measured_releases, release_list
 
     if not code.startswith("CL") or code.startswith("CL9") or not measured_releases():
         return ""
-    table = release_table((code,))
-    if table.count("\n") < 2:
+    table = release_list((code,))
+    if not table:
         return ""
     return (
         "\n\n## Measured on each torch release\n"
         "D: breaks in the default mode, F: under `fullgraph=True`, Y: with `dynamic=True` "
         "(lower case: on some of the fixture sites; F?: no fullgraph run reached it); then the GB ids that release reported. "
-        "Recompile rules: recompiles per counted fixture.\n\n" + table
+        f"Recompile rules: recompiles per counted fixture. Measured: {measured_builds()}.\n\n" + table
     )
 
 
