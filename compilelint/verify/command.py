@@ -154,6 +154,8 @@ def _default_jobs(device: str) -> int:
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda[:N].")
 @click.option("--backend", default=None, help="torch.compile backend [default: eager on CPU, inductor on CUDA].")
 @click.option("--measure", is_flag=True, help="Time eager against compiled (median of --repeats).")
+@click.option("--mode", "compile_mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
+              default="default", show_default=True, help="torch.compile(mode=...) for the default-mode phase.")
 @click.option("--warmup", type=int, default=5, show_default=True)
 @click.option("--repeats", type=int, default=20, show_default=True)
 @click.option("--jobs", "-j", type=int, default=None, help="Targets run at once [default: up to 4 on CPU, 1 on CUDA].")
@@ -161,7 +163,7 @@ def _default_jobs(device: str) -> int:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names: tuple[str, ...],
-                   timeout: float, device: str, backend: str | None, measure: bool, warmup: int,
+                   timeout: float, device: str, backend: str | None, measure: bool, compile_mode: str, warmup: int,
                    repeats: int, jobs: int | None, output_format: str, output: str | None,
                    quiet: bool) -> None:  # fmt: skip
     """Confirm findings by running targets under torch.compile (default and fullgraph=True).
@@ -177,7 +179,7 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
         check_cuda(sys.executable)
     options = RunOptions(
         device=device, backend=backend or ("inductor" if device.startswith("cuda") else "eager"),
-        timeout=timeout, measure=measure, warmup=warmup, repeats=repeats,
+        timeout=timeout, measure=measure, compile_mode=compile_mode, warmup=warmup, repeats=repeats,
         jobs=jobs or _default_jobs(device), project_root=project_root(files[0]),
     )  # fmt: skip
     _terminate_on_sigterm()

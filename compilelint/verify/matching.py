@@ -202,8 +202,9 @@ def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
     claim one, but only findings in functions this target ran get a status here; the
     report lists the rest once, as reached by no target.
     """
-    if run.status != statuses.OK:
+    if run.status != statuses.OK and run.backend_failure is None:
         return TargetMatch((), ())  # nothing can be concluded from a run that failed
+    # a failing backend: the events come from a second run with backend="eager"
     by_path = _group(findings)
     hits: dict[int, list[BreakEvent]] = {}
     unclaimed: list[BreakEvent] = []

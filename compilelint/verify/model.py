@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from compilelint.verify.backend_failure import BackendFailure
+
 DEFAULT = "default"  # torch.compile(fn)
 FULLGRAPH = "fullgraph"  # torch.compile(fn, fullgraph=True)
 
@@ -238,6 +240,12 @@ class TargetRun:
     timing: Timing = field(default_factory=Timing)
     output_match: bool | None = None
     hook: str = ""
+    # the backend could not compile the graph: what it said; the events then come from a
+    # second run of the phase with backend="eager" (every break Dynamo reports)
+    backend_failure: BackendFailure | None = None
+    graphs: int | None = None  # graphs the default-mode run compiled (Dynamo's counters)
+    cudagraph_skips: tuple[str, ...] = ()  # why Inductor did not use CUDA graphs (reduce-overhead)
+    compile_mode: str = "default"  # torch.compile(mode=...)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -256,6 +264,10 @@ class TargetRun:
             "timing": self.timing.to_json(),
             "output_match": self.output_match,
             "hook": self.hook,
+            "backend_failure": self.backend_failure.to_json() if self.backend_failure else None,
+            "graphs": self.graphs,
+            "cudagraph_skips": list(self.cudagraph_skips),
+            "compile_mode": self.compile_mode,
         }
 
     @staticmethod
@@ -276,4 +288,8 @@ class TargetRun:
             timing=Timing.from_json(data.get("timing")),
             output_match=data.get("output_match"),
             hook=str(data.get("hook", "")),
+            backend_failure=BackendFailure.from_json(data.get("backend_failure")),
+            graphs=data.get("graphs"),
+            cudagraph_skips=tuple(data.get("cudagraph_skips", ())),
+            compile_mode=str(data.get("compile_mode", "default")),
         )

@@ -92,8 +92,10 @@ def run_phase(
     return phase
 
 
-def compile_fn(fn: Callable[..., Any], mode: str, backend: Backend) -> Callable[..., Any]:
-    compiled: Callable[..., Any] = torch.compile(fn, backend=backend, fullgraph=mode == FULLGRAPH)
+def compile_fn(fn: Callable[..., Any], mode: str, backend: Backend, compile_mode: str = "default") -> Callable[..., Any]:
+    """``compile_mode`` is torch.compile's ``mode`` (reduce-overhead, max-autotune, ...)."""
+    options: dict[str, Any] = {} if compile_mode in ("", "default") else {"mode": compile_mode}
+    compiled: Callable[..., Any] = torch.compile(fn, backend=backend, fullgraph=mode == FULLGRAPH, **options)
     return compiled
 
 

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from compilelint.verify import statuses
+from compilelint.verify.advice import advise, remedy
 from compilelint.verify.model import TargetRun
 from compilelint.verify.report import TargetReport, VerifyReport, display_path, speedup
 
@@ -76,6 +77,8 @@ def _facts(run: TargetRun) -> list[str]:
         lines.append(f"recompiles: {recompiles.count}{expected}{limit}")
         for event in recompiles.events[:8]:
             lines.append(f"  {event.describe().replace(event.path, display_path(event.path))}")
+            if event in recompiles.unexpected():
+                lines.append(f"    remedy: {remedy(event)}")
     error = run.fullgraph_error
     if run.fullgraph_ran:
         if error is None:
@@ -91,16 +94,32 @@ def _facts(run: TargetRun) -> list[str]:
                      f" → speed-up {ratio:.2f}×")  # fmt: skip
     if timing.compile_s is not None:
         lines.append(f"first compiled call (compile included): {timing.compile_s:.2f} s")
+    if run.graphs:
+        lines.append(f"graphs compiled (default mode): {run.graphs}")
     if run.output_match is False:
         lines.append("warning: compiled output differs from eager")
     lines.extend(f"note: {note}" for note in run.notes)
     return lines
 
 
+_VERDICT_STYLE = {"slower": "bold red", "no-gain": "bold yellow", "backend-failed": "bold red", "faster": "green"}
+
+
+def _advice(console: Console, report: TargetReport) -> None:
+    """The verdict first: is compiling worth it, and the measured causes, costliest first."""
+    advice = advise(report.outcome.run, report.match)
+    if advice.headline:
+        console.print(Text(f"  {advice.headline}", style=_VERDICT_STYLE.get(advice.verdict, "")))
+    if advice.verdict != "faster":
+        for cause in advice.causes:
+            console.print(f"    - {cause}", highlight=False)
+
+
 def render_target(console: Console, report: TargetReport) -> None:
     console.print(_header(report))
     run = report.outcome.run
-    if run.status != statuses.OK:
+    _advice(console, report)
+    if run.status != statuses.OK and run.backend_failure is None:
         tail = report.outcome.log_tail.strip().splitlines()[-12:]
         for line in tail:
             console.print(Text(f"  | {line}", style="dim"))

@@ -14,11 +14,12 @@ from typing import Any
 
 from compilelint.findings import Finding
 from compilelint.verify import statuses
+from compilelint.verify.advice import advise, remedy
 from compilelint.verify.matching import FindingResult, MissedBreak, TargetMatch
 from compilelint.verify.model import DEFAULT, FULLGRAPH
 from compilelint.verify.runner import Outcome
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: advice, backend_failure, graphs, cudagraph_skips, recompile remedies
 EXIT_CLEAN, EXIT_BREAKS, EXIT_FAULT = 0, 1, 2
 
 
@@ -132,11 +133,17 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         "torch": run.torch_version or None,
         "device": run.device or None,
         "backend": run.backend or None,
+        "advice": advise(run, report.match).to_json(),
+        "backend_failure": run.backend_failure.to_json() if run.backend_failure else None,
+        "graphs": run.graphs,
+        "compile_mode": run.compile_mode,
+        "cudagraph_skips": list(run.cudagraph_skips),
         "findings": [_finding_json(result) for result in report.match.findings],
         "missed": [_missed_json(missed) for missed in report.match.missed],
         "recompiles": {
             **{key: value for key, value in run.recompiles.to_json().items() if key != "events"},
             "missed": [recompile.describe() for recompile in report.match.missed_recompiles],
+            "remedies": [{"recompile": r.describe(), "remedy": remedy(r)} for r in run.recompiles.unexpected()],
         },
         "fullgraph": {
             "ok": (error is None) if ran and run.fullgraph_ran else None,

@@ -38,6 +38,7 @@ class RunOptions:
     timeout: float = 300.0
     grace: float = 3.0  # between SIGTERM and SIGKILL
     measure: bool = False
+    compile_mode: str = "default"  # torch.compile(mode=...): reduce-overhead, max-autotune, ...
     warmup: int = 5
     repeats: int = 20
     jobs: int = 1
@@ -157,7 +158,7 @@ def run_one(spec: TargetSpec, options: RunOptions) -> Outcome:
     files = {name: os.path.join(folder, name) for name in
              ("request.json", "result.json", "phase", "stdout", "stderr")}  # fmt: skip
     request = {"path": spec.path, "name": spec.name, "device": options.device,
-               "backend": options.backend, "measure": options.measure,
+               "backend": options.backend, "measure": options.measure, "compile_mode": options.compile_mode,
                "warmup": options.warmup, "repeats": options.repeats,
                "project_root": options.project_root, "result": files["result.json"],
                "phase": files["phase"]}  # fmt: skip

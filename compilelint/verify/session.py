@@ -18,6 +18,7 @@ import torch._dynamo
 
 from compilelint.verify import statuses
 from compilelint.verify.attribution import UserFiles, canonical, merge_events
+from compilelint.verify.backend_failure import backend_failure
 from compilelint.verify.coverage import LineCoverage
 from compilelint.verify.dynamo_hooks import DynamoHooks, compile_error
 from compilelint.verify.measure import median_ms, outputs_match
@@ -94,6 +95,69 @@ def _fullgraph(base: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,
     return replace(run, events=merge_events(events))
 
 
+def _after_backend_failure(base: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,
+                           request: dict[str, Any], error: BaseException,
+                           enter: Callable[[str], None]) -> TargetRun:  # fmt: skip
+    """The backend could not compile a graph: Dynamo's breaks up to there are kept, the phase
+    runs again with backend="eager" for every break after it, eager is still timed, and the
+    failure itself becomes an event at the user's line that produced the op."""
+    failure = backend_failure(error, str(request.get("backend")), lambda path: path in user)
+    enter("compile-default-eager")
+    torch._dynamo.reset()
+    with DynamoHooks(user) as hooks:
+        rerun = run_phase(compile_fn(fn, DEFAULT, "eager"), sets, device=base.device, hooks=hooks)
+    events = list(base.events) + hooks.events
+    if failure.path and failure.line:
+        events.append(BreakEvent(DEFAULT, canonical(failure.path), failure.line,
+                                 f"Backend compiler failed ({failure.backend})", None, failure.describe()))
+    timing = base.timing
+    if request.get("measure"):
+        enter("measure-eager")
+        eager_ms = median_ms(fn, sets[0], device=base.device, warmup=int(request.get("warmup", 5)),
+                             repeats=int(request.get("repeats", 20)))  # fmt: skip
+        timing = replace(timing, eager_ms=eager_ms, compiled_ms=None)
+    run = replace(base, status=statuses.BACKEND_ERROR, detail=f"compile-default: {failure.describe()}",
+                  backend_failure=failure, events=merge_events(events),
+                  recompiles=hooks.recompiles(), timing=timing)  # fmt: skip
+    if rerun.error is not None:
+        return replace(run, detail=f"{run.detail}; with backend='eager' too: {describe_exception(rerun.error)}")
+    enter("compile-fullgraph")
+    return _fullgraph(run, fn, sets, user, {**request, "backend": "eager"})
+
+
+class CudagraphSkips:
+    """Why Inductor skipped CUDA graphs (``mode="reduce-overhead"``): what it logs to its
+    ``cudagraphs`` artifact logger, captured while the phase runs."""
+
+    def __init__(self) -> None:
+        self.reasons: tuple[str, ...] = ()
+        self._logger: Any = None
+
+    def __enter__(self) -> CudagraphSkips:
+        import logging
+
+        try:
+            from torch._inductor import cudagraph_utils
+        except Exception:  # noqa: BLE001 - no inductor: nothing to capture
+            return self
+        owner = self
+
+        class Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                owner.reasons = (*owner.reasons, record.getMessage()[:300])
+
+        self._logger = cudagraph_utils.cudagraphs_log
+        self._handler, self._level = Handler(), self._logger.level
+        self._logger.addHandler(self._handler)
+        self._logger.setLevel(min(self._level or logging.WARNING, logging.WARNING))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._logger is not None:
+            self._logger.removeHandler(self._handler)
+            self._logger.setLevel(self._level)
+
+
 def run_loaded_target(
     loaded: LoadedTarget, request: dict[str, Any], enter: Callable[[str], None]
 ) -> TargetRun:
@@ -117,18 +181,24 @@ def run_loaded_target(
 
     enter("compile-default")
     torch._dynamo.reset()
-    with DynamoHooks(user) as hooks:
-        compiled = compile_fn(fn, DEFAULT, backend)
+    torch._dynamo.utils.counters.clear()
+    compile_mode = str(request.get("compile_mode") or "default")
+    with DynamoHooks(user) as hooks, CudagraphSkips() as skips:
+        compiled = compile_fn(fn, DEFAULT, backend, compile_mode)
         default = run_phase(compiled, sets, device=device, hooks=hooks)
         timing = Timing(compile_s=default.first_call_s)
+        graphs = int(torch._dynamo.utils.counters["stats"]["unique_graphs"])
         if request.get("measure") and default.error is None:
             enter("measure")
             hooks.recording = False  # timing loops would add their own recompiles
             eager_ms, compiled_ms = _measure(fn, compiled, sets[0], request)
             timing = replace(timing, eager_ms=eager_ms, compiled_ms=compiled_ms)
     hook = "; ".join(hooks.hook_names)
-    base = replace(base, events=merge_events(hooks.events), recompiles=hooks.recompiles(),
-                   timing=timing, hook=hook)  # fmt: skip
+    base = replace(base, events=merge_events(hooks.events), recompiles=hooks.recompiles(), timing=timing,
+                   hook=hook, graphs=graphs, cudagraph_skips=skips.reasons, compile_mode=compile_mode)  # fmt: skip
+    if default.error is not None and classify_compile_failure(default.error) == statuses.BACKEND_ERROR \
+            and backend != "eager":
+        return _after_backend_failure(base, fn, sets, user, request, default.error, enter)
     if default.error is not None:
         return _fault(base, default.error, "compile-default")
     base = replace(base, output_match=outputs_match(eager.outputs[0], default.outputs[0]))

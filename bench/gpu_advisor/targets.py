@@ -1,0 +1,66 @@
+"""Targets of the GPU advisor bench: six real models (and one fixed by hand), three input
+sets each (the later ones change the batch, to show recompiles)."""
+
+from __future__ import annotations
+
+import torch
+
+from models import GAT, ClassifierWithMetric, ODEBlock, PrintingMLP, PrintingMLPFixed
+
+
+def _seed() -> None:
+    torch.manual_seed(0)
+
+
+def target_timm_sequencer2d_s():
+    import timm
+
+    _seed()
+    model = timm.create_model("sequencer2d_s", pretrained=False).eval()
+    return model, [(torch.randn(b, 3, 224, 224),) for b in (8, 8, 16)]
+
+
+def target_torchvision_resnet18():
+    import torchvision
+
+    _seed()
+    model = torchvision.models.resnet18().eval()
+    return model, [(torch.randn(b, 3, 224, 224),) for b in (32, 32, 64)]
+
+
+def target_transformers_gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    _seed()
+    model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=512, n_head=8, vocab_size=8192)).eval()
+    model.config.use_cache = False
+    return model, [(torch.randint(0, 8192, (b, t)),) for b, t in ((8, 128), (8, 128), (8, 192))]
+
+
+def target_torchdiffeq_ode_block():
+    _seed()
+    return ODEBlock().eval(), [(torch.randn(b, 64),) for b in (256, 256, 512)]
+
+
+def target_pyg_gat():
+    _seed()
+    def graph(nodes: int) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.randn(nodes, 32), torch.randint(0, nodes, (2, nodes * 8))
+    return GAT().eval(), [graph(n) for n in (2000, 2000, 3000)]
+
+
+def target_torchmetrics_accuracy():
+    _seed()
+    return ClassifierWithMetric().eval(), [(torch.randn(b, 256), torch.randint(0, 10, (b,))) for b in (512, 512, 1024)]
+
+
+def target_printing_mlp():
+    _seed()
+    return PrintingMLP().eval().to(torch.bfloat16), [(torch.randn(b, 1024, dtype=torch.bfloat16),) for b in (256, 256, 512)]
+
+
+def target_printing_mlp_fixed():
+    """The same model with the print guarded by torch.compiler.is_compiling() (what --fix does)."""
+    _seed()
+    model = PrintingMLPFixed().eval().to(torch.bfloat16)
+    return model, [(torch.randn(b, 1024, dtype=torch.bfloat16),) for b in (256, 256, 512)]

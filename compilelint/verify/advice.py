@@ -1,0 +1,111 @@
+"""Is compiling worth it for this target, and what stops it: the verdict a report leads with.
+
+People compile to go faster. When the compiled model is slower than eager, or gains under
+``WORTH_IT`` (5 %), the report says so first, then the measured causes in the order they
+usually cost most: a backend that could not compile (that code runs eager), graph breaks
+(each one a return to Python between graphs, and no fusion across it), recompiles beyond
+the first size change (each a full compile, and at the limit the frame runs eager), and
+CUDA-graph skips under ``mode="reduce-overhead"``. Each cause comes with its remedy.
+No torch here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from compilelint.verify.matching import TargetMatch
+from compilelint.verify.model import DEFAULT, Recompile, TargetRun
+
+WORTH_IT = 1.05
+
+
+@dataclass(frozen=True)
+class Advice:
+    verdict: str  # "slower", "no-gain", "faster", "not-measured"
+    headline: str
+    causes: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"verdict": self.verdict, "headline": self.headline, "causes": list(self.causes)}
+
+
+def advise(run: TargetRun, match: TargetMatch) -> Advice:
+    eager, compiled = run.timing.eager_ms, run.timing.compiled_ms
+    causes = tuple(_causes(run, match))
+    if run.backend_failure is not None:
+        return Advice("backend-failed", f"{run.backend_failure.describe()}: nothing of this target was compiled "
+                      "by it; the breaks below are Dynamo's, from a run with backend='eager'", causes)
+    if not eager or not compiled:
+        return Advice("not-measured", "", causes)
+    ratio = eager / compiled
+    if ratio < 1.0:
+        headline = f"compiling makes this target slower: {ratio:.2f}× eager ({compiled:.3f} ms against {eager:.3f} ms)"
+        return Advice("slower", headline, causes)
+    if ratio < WORTH_IT:
+        return Advice("no-gain", f"compiling gains under {WORTH_IT - 1:.0%}: {ratio:.2f}× eager", causes)
+    return Advice("faster", f"compiled runs {ratio:.2f}× faster than eager", causes)
+
+
+def _causes(run: TargetRun, match: TargetMatch) -> list[str]:
+    out = []
+    if run.backend_failure is not None:
+        failure = run.backend_failure
+        where = f" (at {failure.path}:{failure.line})" if failure.path else ""
+        out.append(f"{failure.describe()}{where}: keep that op out of the compiled region "
+                   "(torch.compiler.disable on a helper) or give it a static shape")
+    breaks = sorted({(e.path, e.line) for e in run.events if e.mode == DEFAULT})
+    if breaks and run.graphs == 0:
+        loop = any(e.wrapped_by for e in run.events if e.mode == DEFAULT)
+        why = "a break inside a loop makes Dynamo skip the whole function" if loop else "every frame fell back"
+        out.append(f"{len(breaks)} graph break site(s) and no graph compiled: {why}, so it all runs eager; "
+                   "fix the confirmed findings first")
+    elif breaks:
+        graphs = f"{run.graphs} graphs" if run.graphs else "several graphs"
+        missed = f", {len(match.missed)} of them not flagged by the linter" if match.missed else ""
+        out.append(f"{len(breaks)} graph break site(s){missed}: {graphs}, with Python running between them "
+                   "and no fusion across a break; fix the confirmed findings first")
+    unexpected = run.recompiles.unexpected()
+    if unexpected or run.recompiles.limit_hit:
+        limit = "; the recompile limit was hit, so that code now runs eager" if run.recompiles.limit_hit else ""
+        out.append(f"{len(unexpected)} recompile(s) beyond the first size change{limit}: "
+                   "see each recompile's remedy below")
+    if run.cudagraph_skips:
+        out.append(f"CUDA graphs skipped ({run.compile_mode}): " + "; ".join(dict.fromkeys(run.cudagraph_skips)))
+    return out
+
+
+_SIZE = re.compile(r"(?:tensor '([^']+)'|L\['([^']+)'\]).*size mismatch at index (\d+)|\.size\(\)\[(\d+)\]", re.S)
+_VALUE = re.compile(r"(?:L\['([^']+)'\]|([\w.]+(?:\[[^\]]*\])*)) == (-?[\d.]+)")
+_ATTRIBUTE = re.compile(r"(?:L\['self'\]|\bself)\.(\w+)")
+
+
+def remedy(recompile: Recompile) -> str:
+    """What to do about one recompile, from the guard that failed (the playbook: mark the
+    dimension dynamic or pad to buckets, pass a tensor for a Python number, reset a counter
+    outside the compiled code, raise the limit only as a last resort)."""
+    reason = recompile.reason
+    if recompile.limit_hit:
+        return ("the recompile limit was hit: remove the cause above, or as a last resort raise "
+                "torch._dynamo.config.recompile_limit")
+    size = _SIZE.search(reason)
+    if size:
+        name = size.group(1) or size.group(2) or "the input"
+        dim = size.group(3) or size.group(4)
+        return (f"a size keeps changing: torch._dynamo.mark_dynamic({name}, {dim}) before the first call, "
+                "pad to a few bucket lengths, or torch.compile(dynamic=True)")
+    if "dtype" in reason or "device" in reason or "requires_grad" in reason:
+        return "an input changes dtype, device or requires_grad: keep them fixed, or compile once per variant"
+    if "___check_type_id" in reason or "___check_obj_id" in reason:
+        return ("the same code runs on objects of other types or identities (blocks of a model that differ, a new "
+                "module each call): Dynamo compiles one entry per variant; compile each block on its own "
+                "(regional compilation) or keep the objects fixed")
+    attribute = _ATTRIBUTE.search(reason)
+    if attribute:
+        return (f"module state `self.{attribute.group(1)}` changes between calls: make it a buffer updated in "
+                "place, or keep it (and its reset) outside the compiled code")
+    value = _VALUE.search(reason)
+    if value:
+        return (f"the Python number `{value.group(1) or value.group(2)}` changes between calls: pass it as a tensor "
+                "(torch.tensor(x)), or torch.compile(dynamic=True)")
+    return "see the guard above; TORCH_LOGS=recompiles shows every guard that failed"
