@@ -126,3 +126,29 @@ def test_what_another_file_compiles_is_a_root(tmp_path: Path) -> None:
         ("pkg/crf.py", 13, "CL101", ("step",)),
         ("pkg/utils.py", 2, "CL105", ("Net.forward", "peak")),
     }
+
+
+def test_literal_arguments_of_a_function_compiled_in_another_file(tmp_path: Path) -> None:
+    # fast(x, True) in train.py: `flag` is a Python bool in steps.py; x stays a tensor
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/steps.py": (
+                "def step(x, flag):\n"
+                "    if flag:\n"
+                "        x = x + 1\n"
+                "    if x.sum() > 0:\n"
+                "        return x\n"
+                "    return x * 2\n"
+            ),
+            "train.py": (
+                "import torch\nfrom pkg.steps import step\n"
+                "fast = torch.compile(step)\n"
+                "def main(x):\n"
+                "    return fast(x, True) + fast(x, False)\n"
+            ),
+        },
+    )
+    found = {(Path(r.path).name, f.line, f.code) for r in lint_paths([str(tmp_path)], jobs=1) for f in r.findings}
+    assert found == {("steps.py", 4, "CL103")}

@@ -20,7 +20,7 @@ from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
-from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_kind
+from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
     all_parameters,
@@ -82,15 +82,15 @@ class RegionAnalysis:
             return
         if info.disabled or info.opaque:
             return
-        if entry.root:
-            self._add(info, (info.qualname,), root=True)
-            if not entry.positional and not entry.keywords:
-                return
-        state = self._add(info, entry.chain, root=False)
         passed = bind_kinds(info.node, entry.positional, entry.keywords, skip_self=skip_self)
-        if self._is_root(info):  # what no caller shows stays what a root's inputs are taken for
+        if entry.root or self._is_root(info):  # what no caller shows stays a root's reading
             guessed = root_parameter_kinds(info)
             passed = {name: guessed.get(name, kind) if kind == Kind.UNKNOWN else kind for name, kind in passed.items()}
+        if entry.root:  # compiled by the other file, called there with these literals
+            state = self._add(info, (info.qualname,), root=True)
+            state.params.update(passed if entry.positional or entry.keywords else {})
+            return
+        state = self._add(info, entry.chain, root=False)
         state.incoming[ENTRY] = passed
         state.params.update(passed)
         state.params_from_calls = True
@@ -134,8 +134,10 @@ class RegionAnalysis:
             state = self._add(info, (info.qualname,), root=True)
             if state.root:
                 state.params.update(self._literal_arguments(info))
-        for target in compile_call_roots(self.index).external:  # compiled here, defined there
-            self.forwarded[(target, ())] = ExternalCall(target, (), (), (), root=True)
+        roots = compile_call_roots(self.index)
+        for target in roots.external:  # compiled here, defined there; called with literals here
+            positional, keywords = literal_arguments(roots.external_calls.get(target, []), self.index)
+            self.forwarded[(target, ())] = ExternalCall(target, positional, keywords, (), root=True)
         while self._worklist:
             state = self._worklist.popleft()
             if state.passes >= MAX_PASSES_PER_FUNCTION:

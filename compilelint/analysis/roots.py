@@ -144,12 +144,21 @@ def mark_compiler_decorators(index: ModuleIndex) -> None:
 class Roots:
     local: list[FunctionInfo]
     external: list[str]  # qualified names in other modules: "..model.CRF.decode"
+    # target -> calls of what compiled it (fast = torch.compile(step); fast(x, True))
+    external_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
 
 
 def compile_call_roots(index: ModuleIndex) -> Roots:
     roots = Roots([], [])
-    for target, owner in index.compile_sites.targets:
+    sites = index.compile_sites
+    names_of = {id(t): n for n, targets in sites.compiled_names.items() for t in targets}
+    for target, owner in sites.targets:
+        known = len(roots.external)
         _resolve_target(index, target, owner, roots)
+        name = names_of.get(id(target))
+        for qualname in roots.external[known:]:
+            if name is not None:
+                roots.external_calls.setdefault(qualname, []).extend(sites.calls_by_name.get(name, ()))
     for receiver, owner in index.compile_sites.model_compiles:  # model.compile(): its forward
         for cls in _receiver_classes(index, receiver, owner, instances_only=True):
             roots.local.extend(_forwards(cls))
@@ -269,3 +278,23 @@ def calls_of_compiled(index: ModuleIndex, info: FunctionInfo) -> Iterator[ast.Ca
 
 def _names(target: ast.expr, name: str) -> bool:
     return isinstance(target, ast.Name) and target.id == name
+
+
+def literal_arguments(calls: list[ast.Call], index: ModuleIndex) -> tuple[tuple[Kind, ...], tuple[tuple[str, Kind], ...]]:
+    """Per position and keyword: STATIC where every call passes a literal, else UNKNOWN
+    (the callee's file then keeps its own reading of that parameter)."""
+    if not calls or any(isinstance(a, ast.Starred) for call in calls for a in call.args):
+        return (), ()
+    width = max(len(call.args) for call in calls)
+    positional = []
+    for position in range(width):
+        values = [call.args[position] if position < len(call.args) else None for call in calls]
+        literal = all(v is not None and literal_kind(v, index) for v in values)
+        positional.append(Kind.STATIC if literal else Kind.UNKNOWN)
+    names = {k.arg for call in calls for k in call.keywords if k.arg}
+    keywords = []
+    for name in sorted(names):
+        values = [next((k.value for k in call.keywords if k.arg == name), None) for call in calls]
+        literal = all(v is not None and literal_kind(v, index) for v in values)
+        keywords.append((name, Kind.STATIC if literal else Kind.UNKNOWN))
+    return tuple(positional), tuple(keywords)

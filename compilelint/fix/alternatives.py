@@ -18,6 +18,7 @@ MATH_TO_TORCH = {
     "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "lgamma": "lgamma", "hypot": "hypot",
 }
 CONVERSIONS = {"int": "long", "float": "float", "bool": "bool"}
+ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 
 
 def shown(node: ast.expr, default: str = "t") -> str:
@@ -31,7 +32,10 @@ def tensor_to_python(node: ast.Call, builtin: str | None, qualname: str | None) 
     func = node.func
     first = node.args[0] if node.args else None
     if builtin in CONVERSIONS and first is not None:
-        return f"keep it a tensor: `{shown(first)}.{CONVERSIONS[builtin]}()`"
+        text = shown(first)
+        if not isinstance(first, ATOMS) and text != "t":  # `(y.max() * 10).long()`, not `y.max() * 10.long()`
+            text = f"({text})"
+        return f"keep it a tensor: `{text}.{CONVERSIONS[builtin]}()`"
     if builtin in ("str", "repr"):
         return "format it outside the compiled region"
     if builtin == "range":
