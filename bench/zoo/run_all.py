@@ -419,7 +419,8 @@ def select_cases(py: str, package: str, a: argparse.Namespace) -> tuple[list[str
 def run_part(py: str, label: str, package: str, todo: list[str], skipped: list[dict[str, Any]],
              n_extended: int, a: argparse.Namespace) -> str:
     """Run one package's cases; write bench/results/zoo-<venv>-<package>.json and .md."""
-    out_path = a.out or os.path.join(BENCH, "results", f"zoo-{label}-{package}.json")
+    stem = label.removeprefix("zoo-")  # venvs under /work/venvs are named zoo-*
+    out_path = a.out or os.path.join(BENCH, "results", f"zoo-{stem}-{package}.json")
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     print(f"[run_all] {label}/{package}: {len(todo)} cases to run, {len(skipped)} skipped, "
           f"{n_extended} extended cases left out (--all runs them), {a.jobs} jobs", file=sys.stderr)
