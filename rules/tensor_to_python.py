@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.kinds import Kind, is_data, is_mask
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.fix.alternatives import tensor_to_python
@@ -49,9 +49,10 @@ SIZE_FUNCTIONS = frozenset(
 SIZE_METHODS = frozenset(
     {"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "new_full", "narrow", "unflatten", "tile", "as_strided"}
 )
-# .tolist() of an integer tensor compiles under fullgraph=True; of a float tensor it does
-# not. Model code calls it on ids, sizes and counts: integer unless recognisably floating.
-FLOAT_TOLIST = (BOTH, ("GB0109",), "`.tolist()` of a floating-point tensor")
+# .tolist() of an integer tensor compiles under fullgraph=True; of a float or boolean tensor
+# it does not (GB0109, measured on 2.13). Model code calls it on ids, sizes and counts:
+# integer unless recognisably floating or a mask.
+FLOAT_TOLIST = (BOTH, ("GB0109",), "`.tolist()` of a non-integer tensor")
 FLOAT_METHODS = frozenset(
     {"float", "half", "double", "bfloat16", "softmax", "log_softmax", "sigmoid", "tanh", "mean", "std", "var", "norm", "exp", "sqrt", "rsqrt"}
 )
@@ -78,8 +79,8 @@ class TensorToPython(Rule):
     torch from tensor sizes (`torch.div(x.size(1), w)`) is folded while shapes are static and
     breaks (GB0033) from the first size change on, once automatic dynamic shapes make it symbolic
     (`as_strided` with such a size fails under `fullgraph=True` as well); `.tolist()` breaks in the default mode (GB0033) and, for floating
-    tensors, under `fullgraph=True` too (GB0109; claimed when the tensor is recognisably
-    floating, `.float()`, `.softmax()`, since model code mostly lists ids and sizes); `torch.equal`/`allclose`, `str`, `repr`,
+    and boolean tensors, under `fullgraph=True` too (GB0109; claimed when the tensor is recognisably
+    floating, `.float()`, `.softmax()`, or a mask, `x > 0`, since model code mostly lists ids and sizes); `torch.equal`/`allclose`, `str`, `repr`,
     `range` and `math.*` of a tensor break in both modes. The Python value handed to the
     resumed code also makes Dynamo recompile for every new value, until the recompile
     limit sends the code to eager. `.numpy()` is not flagged: Dynamo traces it into torch
@@ -226,7 +227,7 @@ class TensorToPython(Rule):
         if isinstance(func, ast.Attribute) and func.attr == "item" and _is_numpy_value(func.value, ctx):
             return NUMPY_ITEM
         if isinstance(func, ast.Attribute) and func.attr in METHODS and _receiver_may_be_tensor(func, ctx):
-            if func.attr == "tolist" and _is_floating_tensor(func.value, ctx):
+            if func.attr == "tolist" and (_is_floating_tensor(func.value, ctx) or is_mask(ctx.kind(func.value))):
                 return FLOAT_TOLIST
             return METHODS[func.attr]
         return None

@@ -67,6 +67,13 @@ UNTRACEABLE = {
     "torch.manual_seed": (BOTH, "GB0007"),
     "pdb.set_trace": (BOTH, "GB0007"),
     "ipdb.set_trace": (BOTH, "GB0007"),
+    # C functions of the `_bisect` module: skipped even on plain Python lists
+    "bisect.bisect": (BOTH, "GB0007"),
+    "bisect.bisect_left": (BOTH, "GB0007"),
+    "bisect.bisect_right": (BOTH, "GB0007"),
+    "bisect.insort": (BOTH, "GB0007"),
+    "bisect.insort_left": (BOTH, "GB0007"),
+    "bisect.insort_right": (BOTH, "GB0007"),
 }
 # NumPy draws Dynamo traces into torch ops when given a size: function -> position of the
 # size argument (None: every positional argument is a size). Without a size they draw one
@@ -117,7 +124,7 @@ class UntraceableCall(Rule):
     ## What it does
     Flags, inside a compiled region: `time.*` clocks and `time.sleep`, `datetime.now()`,
     Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
-    `subprocess`, `torch.manual_seed`, debugger entry points (`breakpoint()`,
+    `subprocess`, `torch.manual_seed`, `bisect` functions, debugger entry points (`breakpoint()`,
     `pdb.set_trace()`), `open()`, `input()`, `exec()`, and `copy.deepcopy`/`copy.copy` of tensors
     and modules.
 
@@ -125,7 +132,8 @@ class UntraceableCall(Rule):
     These run C code or touch the outside world, which Dynamo refuses to trace. Measured
     on torch 2.13: each breaks the graph in the default mode and fails under
     `fullgraph=True` (GB0007 "Attempted to call function marked as skipped", GB0059,
-    GB0156, GB4198 for deepcopy of a tensor); `numpy.random` scalar draws
+    GB0156, GB4198 for deepcopy of a tensor; `bisect.bisect` and its relatives are C
+    functions Dynamo skips, even on a plain list of Python numbers); `numpy.random` scalar draws
     (`np.random.rand()`, `np.random.uniform(0, 1)`) and `np.random.choice` break as a
     data-dependent operator (GB0033), and the functions PyTorch's NumPy layer lacks
     (`permutation`, `default_rng`, `binomial`, ...) as unsupported (GB0294); draws of an

@@ -13,7 +13,7 @@ from compilelint.registry import all_rules
 FIXTURES = rule_fixture_folders()
 EXAMPLE_HEADER = (
     "import copy, datetime, logging, math, os, random, sys, time, warnings\n"
-    "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+    "import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
     "logger = logging.getLogger(__name__)\n"
 )
 

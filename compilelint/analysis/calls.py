@@ -51,6 +51,11 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return kind
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
+    if name is not None and name.startswith("numpy.") and _imported_root(evaluator, node.func):
+        evaluator.sink.external(node, evaluator, name)
+        if isinstance(node.func, ast.Attribute):
+            evaluator.kind(node.func.value)
+        return K.numpy_function_kind(name)
     if name is not None and _imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
     elif isinstance(node.func, ast.Name) and _from_star_import(evaluator, node.func.id):
@@ -135,6 +140,8 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
     method = node.func.attr
     if method in K.TENSOR_DATA_METHODS and receiver & (Kind.TENSOR | Kind.UNKNOWN):
         return Kind.DATA_SCALAR  # only tensors (and rare NumPy arrays) have .item()/.tolist()
+    if receiver & Kind.NUMPY:
+        return Kind.UNKNOWN | Kind.NUMPY  # arr.astype(int), arr.sum(): still an array
     if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
         return Kind.UNKNOWN
     if receiver & Kind.CONTAINER:
@@ -205,6 +212,8 @@ def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
 def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     value = evaluator.kind(node.value)
     evaluator.kind(node.slice)
+    if value & Kind.NUMPY:
+        return Kind.UNKNOWN | Kind.NUMPY  # an element of an array is a 0-d array
     if value & Kind.UNKNOWN:
         return Kind.UNKNOWN
     if isinstance(node.slice, ast.Slice):

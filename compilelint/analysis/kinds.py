@@ -30,6 +30,10 @@ class Kind(enum.IntFlag):
     # refines TENSOR: its first dimension's length depends on data (``nonzero``, ``unique``,
     # ``x[mask]``); refines SHAPE: that length (``len(t)``, ``t.size(0)``), an unbacked size
     DATA_SIZED = enum.auto()
+    # refines UNKNOWN: an array returned by a NumPy function (``np.sum(lens)``). Dynamo
+    # traces NumPy through torch._numpy, so the array is a tensor in the graph and reading
+    # it back as a Python number is data-dependent; other rules see only UNKNOWN
+    NUMPY = enum.auto()
 
 
 def is_data(kind: Kind) -> bool:
@@ -309,3 +313,24 @@ TENSOR_STATIC_ATTRIBUTES = frozenset(
 )
 # `values`/`indices`: the named tuples of max, min, topk, sort, mode, median
 TENSOR_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad", "values", "indices"})
+
+# NumPy functions whose results stay Python values for Dynamo, or that NUMPY does not
+# describe: dtype and type queries, and elementwise ufuncs (measured on 2.13:
+# `int(np.ceil(n / 4))`, `x / np.sqrt(d)` do not break; `np.lcm`/`np.gcd` used as a number
+# fail differently, GB0208). numpy.random is CL107's.
+NUMPY_NOT_ARRAYS = frozenset(
+    {"dtype", "finfo", "iinfo", "issubdtype", "result_type", "promote_types", "can_cast", "isscalar", "ndim", "shape",
+     "ceil", "floor", "trunc", "rint", "round", "around", "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10",
+     "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "abs", "absolute",
+     "fabs", "sign", "power", "float_power", "square", "reciprocal", "negative", "add", "subtract", "multiply", "divide",
+     "true_divide", "floor_divide", "mod", "remainder", "fmod", "hypot", "maximum", "minimum", "fmax", "fmin", "clip",
+     "isnan", "isinf", "isfinite", "lcm", "gcd", "deg2rad", "rad2deg", "degrees", "radians", "pi", "e", "inf", "nan"}
+)
+
+
+def numpy_function_kind(name: str) -> Kind:
+    """``numpy.sum`` -> an array Dynamo traces as a tensor; anything else stays UNKNOWN."""
+    parts = name.split(".")
+    if len(parts) != 2 or parts[1] in NUMPY_NOT_ARRAYS or not parts[1][:1].islower():
+        return Kind.UNKNOWN
+    return Kind.UNKNOWN | Kind.NUMPY

@@ -1,0 +1,136 @@
+"""CL120: a NumPy result read back as a Python number inside a compiled region."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+DEFAULT_ONLY = (Mode.DEFAULT,)
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+# Creation functions whose positional arguments are sizes (torch.* and numpy.*).
+SIZED_FUNCTIONS = frozenset({"zeros", "ones", "empty", "full", "arange", "eye", "rand", "randn", "randint"})
+# Tensor methods given sizes: measured on 2.13, a NumPy size breaks here under
+# fullgraph=True too (Dynamo fails with "pending unbacked symbols").
+RESHAPING_METHODS = frozenset({"view", "reshape", "new_zeros", "new_ones", "new_empty", "expand", "repeat"})
+# builtin -> (modes, GB id), measured on 2.13
+BUILTINS = {"int": (DEFAULT_ONLY, "GB0033"), "float": (DEFAULT_ONLY, "GB0033"), "range": (BOTH, "GB0059")}
+
+
+class NumpyValueAsNumber(Rule):
+    """Checks for NumPy results used where Python needs a number: sizes, bounds, `int()`.
+
+    ## What it does
+    Flags, inside a compiled region, a value returned by a NumPy function (`np.sum`,
+    `np.max`, `np.prod`, `np.cumsum`, `np.array`, ..., directly or through a local name, an
+    element or a method of it) that is used as a Python number: given to `int()`, `float()`
+    or `range()`, used as a slice bound, as a size of `np.zeros`/`torch.zeros`-style creation
+    functions, or as a size of `x.view`/`x.reshape`, or tested by `if`/`while`.
+
+    ## Why is this bad?
+    Dynamo traces NumPy through `torch._numpy`: every NumPy call becomes a tensor in the
+    graph, even on Python lists and sizes, so a number that looks static is read back from
+    tensor data. Measured on torch 2.13: `int(np.sum(lens))`, `np.zeros(np.sum(lens))`,
+    `torch.zeros(np.max([a, b]))` and `x[: np.max(sizes)]` break the graph in the default
+    mode (GB0033, a data-dependent operator) and compile under `fullgraph=True`, which
+    captures the scalar; `x.reshape(b, np.prod(x.shape[1:]))` fails under `fullgraph=True`
+    as well; `range(np.sum(lens))` (GB0059) and `if np.sum(lens) > 2:` (GB0170) break in
+    both modes. Elementwise functions of Python numbers (`int(np.ceil(n / 4))`,
+    `x / np.sqrt(d)`) do not break and are not flagged; `np.lcm`/`np.gcd` used as a number
+    fail in both modes (GB0208) and are flagged where the call is the number itself.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x, lens: list[int]):
+            total = np.sum(lens)
+            return x[:, :total]
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x, lens: list[int]):
+            total = sum(lens)
+            return x[:, :total]
+    ```
+    Use Python's `sum`, `max`, `math.prod` and `math.lcm` on Python numbers and sizes; keep
+    NumPy for arrays that stay arrays.
+
+    ## Fix safety
+    No automatic fix: Python's builtins differ from NumPy's on arrays and dtypes.
+    """
+
+    code = "CL120"
+    name = "numpy-value-as-number"
+    message = "NumPy result used as a Python number is read back from tensor data"
+    gb_ids = ("GB0033", "GB0059", "GB0170", "GB0208")
+    breaks = DEFAULT_ONLY
+    nodes = (ast.Call, ast.Subscript, ast.If, ast.While)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, (ast.If, ast.While)):
+            tested = [part for test in ctx.truth_tested(node.test) for part in _operands(test)]
+            self._report_numbers(node.test, tested, ctx, "an `if`/`while` test", BOTH, "GB0170")
+        elif isinstance(node, ast.Subscript):
+            slices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            bounds = [b for s in slices if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
+            self._report_numbers(node, bounds, ctx, "a slice bound", DEFAULT_ONLY, "GB0033")
+        else:
+            assert isinstance(node, ast.Call)
+            self._check_call(node, ctx)
+
+    def _check_call(self, node: ast.Call, ctx: RuleContext) -> None:
+        builtin = ctx.builtin(node.func)
+        if builtin in BUILTINS and len(node.args) == 1 and not node.keywords:
+            modes, gb_id = BUILTINS[builtin]
+            self._report_numbers(node, node.args, ctx, f"`{builtin}()`", modes, gb_id)
+            return
+        func = node.func
+        name = ctx.qualname(func) or ""
+        module, _, function = name.rpartition(".")
+        if module in ("torch", "numpy") and function in SIZED_FUNCTIONS:
+            sizes = node.args[:1] if function == "full" else node.args
+            self._report_numbers(node, _elements(sizes), ctx, f"a size of `{name}()`", DEFAULT_ONLY, "GB0033")
+        elif isinstance(func, ast.Attribute) and func.attr in RESHAPING_METHODS and not name:
+            self._report_numbers(node, _elements(node.args), ctx, f"a size of `.{func.attr}()`", BOTH, "GB0033")
+
+    def _report_numbers(
+        self, node: ast.AST, values: list[ast.expr], ctx: RuleContext, where: str, modes: tuple[Mode, ...], gb_id: str
+    ) -> None:
+        for value in values:
+            if _is_integer_ufunc(value, ctx):
+                modes, gb_id = BOTH, "GB0208"
+            elif not ctx.kind(value) & Kind.NUMPY:
+                continue
+            claim = "in both modes" if Mode.FULLGRAPH in modes else "unless `fullgraph=True`"
+            ctx.report(
+                value,
+                f"NumPy result `{_short(value)}` used as {where}: Dynamo traces NumPy as tensors, so this reads the "
+                f"number back from tensor data and breaks the graph {claim} ({gb_id}); compute it with Python "
+                "(`sum`, `max`, `math.prod`) on Python numbers and sizes",
+                breaks=modes,
+                gb_ids=(gb_id,),
+            )
+            return
+
+
+def _elements(values: list[ast.expr]) -> list[ast.expr]:
+    """Size arguments, with the members of a size tuple: ``np.zeros((n, np.sum(k)))``."""
+    return [e for v in values for e in (v.elts if isinstance(v, (ast.Tuple, ast.List)) else [v])]
+
+
+def _operands(test: ast.expr) -> list[ast.expr]:
+    return [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
+
+
+def _is_integer_ufunc(value: ast.expr, ctx: RuleContext) -> bool:
+    return isinstance(value, ast.Call) and ctx.qualname(value.func) in ("numpy.lcm", "numpy.gcd")
+
+
+def _short(value: ast.expr) -> str:
+    text = ast.unparse(value)
+    return text if len(text) <= 40 else text[:37] + "..."
