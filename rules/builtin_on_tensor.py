@@ -1,0 +1,111 @@
+"""CL122: Python builtins that Dynamo cannot apply to tensors: any/all, sorted, pow, max/min."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import Kind, is_data, is_shape
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+
+
+class BuiltinOnTensor(Rule):
+    """Checks for `any`/`all`, `sorted`, `pow` and `max`/`min` applied to tensor values.
+
+    ## What it does
+    Flags, inside a compiled region: `any()`/`all()` of a tensor or of tensors (a list or
+    generator of comparisons); `sorted()` of a tensor or of a list of tensors; the builtin
+    `pow()` with a tensor; and `max()`/`min()` mixing a tensor with a tensor size
+    (`max(t.max() + 1, x.shape[0])`).
+
+    ## Why is this bad?
+    These builtins take the truth or the order of tensor values in Python. Measured on
+    torch 2.13: `any(x > 0)` and `all(t > 0 for t in xs)` are data-dependent branches
+    (GB0170) in both modes, also outside an `if` (a generator also fails to be rebuilt for
+    the resumed code, GB8335); `sorted(t)` fails (GB0059) and `sorted`
+    of a list of tensors compares them (GB0207) in both modes; `pow(x, 2)` and `pow(2, x)`
+    are not traced (GB0059), where `x ** 2` is; `max`/`min` of a tensor and a constant are
+    traced (a clamp), but with a size they compare a tensor with a symbolic number once that
+    size is dynamic (the second size, or `dynamic=True`): a data-dependent operator in the
+    default mode (GB0033) and an error under `fullgraph=True`.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            hit = any(x.flatten() > 0)
+            return x * max(x.max() + 1, x.shape[0]), hit
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            hit = (x > 0).any()
+            return x * torch.clamp(x.max() + 1, min=x.shape[0]), hit
+    ```
+    Use the tensor methods: `t.any()`, `t.all()`, `torch.sort`, `x ** n`, `torch.maximum`,
+    `torch.clamp`.
+
+    ## Fix safety
+    No automatic fix: the tensor forms return tensors where the builtins return Python
+    values, and code after them may rely on that.
+    """
+
+    code = "CL122"
+    name = "builtin-on-tensor"
+    message = "Python builtin applied to tensor values breaks the graph"
+    gb_ids = ("GB0170", "GB8335", "GB0059", "GB0207", "GB0033")
+    breaks = BOTH
+    nodes = (ast.Call,)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        builtin = ctx.builtin(node.func)
+        if builtin is None or node.keywords or not node.args:
+            return
+        kinds = [ctx.kind(argument) for argument in node.args]
+        found = _classify(builtin, node, kinds, ctx)
+        if found is not None:
+            gb_id, reason, instead = found
+            ctx.report(
+                node,
+                f"`{builtin}()` {reason}: breaks the graph in both modes ({gb_id.replace('/', ', ')}); use {instead}",
+                gb_ids=tuple(gb_id.split("/")),
+            )
+
+
+def _classify(builtin: str, node: ast.Call, kinds: list[Kind], ctx: RuleContext) -> tuple[str, str, str] | None:
+    if builtin in ("any", "all") and len(kinds) == 1:
+        if is_data(kinds[0]) and not ctx.in_test_position(node):  # `if any(t):` is CL103's
+            return "GB0170", "takes the truth of each tensor element in Python", f"`t.{builtin}()`"
+        if _tensors_in_container(kinds[0]):
+            # a generator also fails to be rebuilt for the resumed code (GB8335, measured)
+            gb_id = "GB0170/GB8335" if isinstance(node.args[0], ast.GeneratorExp) else "GB0170"
+            return gb_id, "takes the truth of tensors in Python", f"`torch.stack(...).{builtin}()`"
+    if builtin == "sorted" and len(kinds) == 1:
+        if is_data(kinds[0]):
+            return "GB0059", "is not traced on a tensor", "`torch.sort(t).values`"
+        if _tensors_in_container(kinds[0]):
+            return "GB0207", "compares tensors in Python to order them", "`torch.sort` on a stacked tensor"
+    if builtin == "pow" and any(is_data(kind) for kind in kinds):
+        return "GB0059", "is not traced with a tensor", "`x ** n` or `torch.pow`"
+    if builtin in ("max", "min") and len(kinds) >= 2 and any(is_data(k) for k in kinds) and any(is_shape(k) for k in kinds):
+        clamp = "min" if builtin == "max" else "max"
+        return (
+            "GB0033",
+            "compares a tensor with a size, which is data-dependent once the size is dynamic (the second size, "
+            "or `dynamic=True`)",
+            f"`torch.clamp(t, {clamp}=size)`",
+        )
+    return None
+
+
+def _tensors_in_container(kind: Kind) -> bool:
+    """A list, tuple or generator whose elements are all tensors we can see."""
+    return bool(kind & Kind.CONTAINER and kind & Kind.TENSOR) and not kind & (
+        Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR
+    )

@@ -1,0 +1,103 @@
+"""CL121: an attribute name or key formatted from a number read from tensor data."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import is_data_scalar
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+FULLGRAPH_ONLY = (Mode.FULLGRAPH,)
+
+
+class DataDependentName(Rule):
+    """Checks for `getattr(obj, f"expert_{i}")` and `d[f"k{i}"]` with `i` read from tensor data.
+
+    ## What it does
+    Flags, inside a compiled region, an attribute name given to `getattr()` or a subscript
+    key that is a string formatted (f-string, `str.format`, `%`, `str()`) from a Python
+    number that comes from tensor data: `.item()`, `.tolist()`, `int(t)`, or a loop over a
+    `.tolist()`.
+
+    ## Why is this bad?
+    Once Dynamo captures that number (`fullgraph=True` turns on scalar capture) it is a
+    symbol, not a value, and so is the string made from it: Dynamo cannot look the
+    attribute or the key up. Measured on torch 2.13 (a mixture-of-experts loop,
+    `for i in idx: getattr(self.experts, f"expert_{i}")` over `idx = counts.tolist()`):
+    `fullgraph=True` fails at the `getattr` (GB0190) or at the key lookup (GB0088); in
+    the default mode the read from tensor data breaks first (CL105) and the resumed code
+    sees a concrete number, except where that number reaches it as a dynamic input: with
+    `dynamic=True` formatting it fails (GB0021), and a `str.format` of it after a
+    `nonzero` broke with GB0190 in the default mode too (transformers 4.46
+    SwitchTransformers).
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            idx = (x > 0).sum(0).clamp(max=1).tolist()
+            for i in idx:
+                x = getattr(self, f"expert_{i}")(x)
+            return x
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            for i, expert in enumerate(self.experts):
+                x = torch.where(self.routed(x, i), expert(x), x)
+            return x
+    ```
+    Keep experts in an `nn.ModuleList` and select with tensors (masks, `index_add`)
+    rather than by names built from data.
+
+    ## Fix safety
+    No automatic fix: routing by tensors changes how the code is written.
+    """
+
+    code = "CL121"
+    name = "data-dependent-name"
+    message = "attribute name or key built from tensor data cannot be looked up"
+    gb_ids = ("GB0190", "GB0088", "GB0021")
+    breaks = FULLGRAPH_ONLY
+    nodes = (ast.Call, ast.Subscript)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Subscript):
+            name, what, gb_id = node.slice, "subscript key", "GB0088"
+        elif isinstance(node, ast.Call) and ctx.builtin(node.func) == "getattr" and len(node.args) >= 2:
+            name, what, gb_id = node.args[1], "`getattr()` name", "GB0190"
+        else:
+            return
+        source = _data_part(name, ctx)
+        if source is None:
+            return
+        ctx.report(
+            name,
+            f"{what} formatted from `{ast.unparse(source)}`, a number read from tensor data: once Dynamo captures it "
+            f"(`fullgraph=True`, `dynamic=True`) the string is symbolic and the lookup fails ({gb_id}); "
+            "select with tensors (masks over an `nn.ModuleList`) instead",
+            gb_ids=(gb_id, "GB0021"),
+        )
+
+
+def _data_part(name: ast.expr, ctx: RuleContext) -> ast.expr | None:
+    """The data-dependent value a string expression is formatted from, if any."""
+    if isinstance(name, ast.JoinedStr):
+        parts = [v.value for v in name.values if isinstance(v, ast.FormattedValue)]
+    elif isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute) and name.func.attr == "format":
+        parts = [*name.args, *(k.value for k in name.keywords)] if _is_string(name.func.value) else []
+    elif isinstance(name, ast.BinOp) and isinstance(name.op, ast.Mod) and _is_string(name.left):
+        parts = name.right.elts if isinstance(name.right, ast.Tuple) else [name.right]
+    elif isinstance(name, ast.Call) and ctx.builtin(name.func) == "str" and len(name.args) == 1:
+        parts = list(name.args)
+    else:
+        return None
+    return next((part for part in parts if is_data_scalar(ctx.kind(part))), None)
+
+
+def _is_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
