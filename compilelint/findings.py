@@ -12,6 +12,9 @@ class Mode(str, enum.Enum):
 
     DEFAULT = "default"  # torch.compile(fn): breaks split the graph, the rest runs eager
     FULLGRAPH = "fullgraph"  # torch.compile(fn, fullgraph=True): any break is an error
+    # torch.compile(fn) with its default backend: Dynamo traces the code without a break,
+    # and Inductor then fails to compile the graph (measured with backend="inductor")
+    INDUCTOR = "inductor"
 
 
 class Applicability(str, enum.Enum):

@@ -52,7 +52,15 @@ class DataDependentShape(Rule):
     branch on its length, fails there ("Could not extract specialized integer" /
     "Could not guard on data-dependent expression"), and in the default mode the code
     after the break is unrolled for, and recompiles on, every new length. Assigning
-    through a mask (`x[mask] = 0`) is fine and is not flagged.
+    through a mask (`x[mask] = 0`) is fine and is not flagged. Under Inductor, the default
+    backend, measured on CPU (bench/backend_hazards.py): with `fullgraph=True` every one of
+    these ops compiles, as a call of its ATen kernel inside the compiled code (a fallback:
+    no fusion across it). On a literal tensor of at most one element (`torch.tensor([])`,
+    `torch.tensor(3)`, `torch.cat` of empty literals, as torchdiffeq builds its step lists)
+    Dynamo computes the op while tracing and the default mode does not break; Inductor
+    then cannot lower it, and `torch.compile` fails (`InductorError:
+    DynamicOutputShapeException` on `aten._unique2`, `aten.nonzero`): claimed as mode
+    `inductor`.
 
     ## Example
     ```python
@@ -133,6 +141,17 @@ class DataDependentShape(Rule):
         what = self._classify(node, ctx)
         if what is None:
             return
+        if _on_literals(node, ctx):
+            ctx.report(
+                node,
+                f"{what} of a literal tensor of at most one element: Dynamo computes it while tracing, so the graph "
+                "does not break, but Inductor (the default backend) cannot lower its data-dependent output shape and "
+                "`torch.compile` fails (DynamicOutputShapeException) unless `fullgraph=True` or "
+                "`capture_dynamic_output_shape_ops`; compute it outside the compiled region, or drop it when it is a check",
+                breaks=(Mode.INDUCTOR,),
+                gb_ids=(),
+            )
+            return
         plan = None
         if what == "`torch.masked_select()`" and len(node.args) == 2 and not node.keywords:
             plan = _masked_sum(node, node.args[0], node.args[1], ctx)
@@ -180,6 +199,13 @@ class DataDependentShape(Rule):
         if func.attr == "repeat_interleave" and node.args and is_data(ctx.kind(node.args[0])) and not _has_output_size(node):
             return "`.repeat_interleave()` with tensor repeats"
         return None
+
+
+def _on_literals(node: ast.Call, ctx: RuleContext) -> bool:
+    """Every tensor the op reads is a literal of at most one element (``torch.tensor([])``)."""
+    inputs = [node.func.value] if isinstance(node.func, ast.Attribute) and ctx.qualname(node.func) is None else []
+    tensors = [kind for kind in map(ctx.kind, [*inputs, *node.args]) if kind & Kind.TENSOR]
+    return bool(tensors) and all(kind & Kind.LITERAL for kind in tensors)
 
 
 def _loops_over_data_size(iterable: ast.expr, ctx: RuleContext) -> bool:

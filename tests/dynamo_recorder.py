@@ -14,12 +14,13 @@ class ModeResult:
     error_sites: list[tuple[str, int]] = field(default_factory=list)
 
 
-def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool) -> ModeResult:
+def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool, backend: str = "eager") -> ModeResult:
     """Breaks in ``path`` (innermost frame there) under one mode, via compilelint.verify."""
     from compilelint.verify.recorder import record as verify_record
 
     folder = os.path.dirname(path)  # roots are folders
-    recording = verify_record(fn, inputs, mode="fullgraph" if fullgraph else "default", user_roots=[folder])
+    mode = "fullgraph" if fullgraph else "default"
+    recording = verify_record(fn, inputs, mode=mode, backend=backend, user_roots=[folder])
     result = ModeResult(breaks=[(e.path, e.line, e.gb_type) for e in recording.events if e.path == path])
     error = recording.error
     if error is not None:

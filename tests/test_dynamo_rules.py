@@ -9,6 +9,7 @@ a finding that claims that mode, and every finding must break in each mode it cl
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 import re
@@ -87,6 +88,41 @@ def test_clean_fixture_compiles_in_one_graph(fixtures: RuleFixtures) -> None:
         fullgraph = record(fn, inputs, path, fullgraph=True)
         if fullgraph.error:
             problems.append(f"{name}: fullgraph failed: {fullgraph.error}")
+    assert problems == []
+
+
+def _claims_inductor(fixtures: RuleFixtures) -> bool:
+    return any(Mode.INDUCTOR in f.breaks for f in lint_file(str(fixtures.flagged.resolve())).findings)
+
+
+INDUCTOR_FIXTURES = [f for f in FIXTURES if _claims_inductor(f)]
+
+
+def _source_span(fn: object) -> range:
+    code = type(fn) if isinstance(fn, torch.nn.Module) else fn
+    lines, start = inspect.getsourcelines(code)  # type: ignore[arg-type]
+    return range(start, start + len(lines))
+
+
+@pytest.mark.parametrize("fixtures", INDUCTOR_FIXTURES, ids=[f.folder.name for f in INDUCTOR_FIXTURES])
+def test_inductor_claims_fail_under_inductor(fixtures: RuleFixtures) -> None:
+    """A finding that claims mode "inductor" is where torch.compile with Inductor fails (CPU,
+    default mode) although Dynamo did not break; only the targets holding such a finding run."""
+    path = str(fixtures.flagged.resolve())
+    claimed = [f for f in lint_file(path).findings if Mode.INDUCTOR in f.breaks]
+    module = load_module(fixtures.flagged.resolve())
+    problems, failed = [], set()
+    for name, fn, inputs in targets(module):
+        span = _source_span(fn)
+        mine = [f for f in claimed if f.line in span]
+        if not mine:
+            continue
+        result = record(fn, inputs, path, fullgraph=False, backend="inductor")
+        lines = {line for _, line in result.error_sites}
+        failed |= lines
+        if not any(f.statement_lines[0] <= line <= f.statement_lines[1] for f in mine for line in lines):
+            problems.append(f"{name}: inductor did not fail on a claimed line ({result.error})")
+    problems += [f"line {f.line} claims inductor but did not fail there" for f in claimed if f.line not in failed]
     assert problems == []
 
 

@@ -48,7 +48,7 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         values = arg_kinds + [evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords if k.arg != "device"]
         if kind & Kind.TENSOR and values and all(not v & ~(Kind.SHAPE | Kind.STATIC) for v in values):
             kind |= Kind.FROM_NUMBERS | (Kind.FROM_SHAPES if any(v & Kind.SHAPE for v in values) else Kind.NONE)
-        return kind
+        return kind | _literal(evaluator, name, node)
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
     if name is not None and name.startswith("numpy.") and _imported_root(evaluator, node.func):
@@ -95,6 +95,28 @@ def torch_function_kind(name: str, node: ast.Call) -> Kind:
     if name == f"torch.{last}" and last in K.DATA_SIZED_FUNCTIONS:
         return Kind.TENSOR | Kind.DATA_SIZED
     return Kind.TENSOR
+
+
+# A literal of at most one element: what Dynamo's fake tensors keep as a constant
+LITERAL_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
+JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
+
+
+def _literal(evaluator: Evaluator, name: str, node: ast.Call) -> Kind:
+    """``torch.tensor([])``, ``torch.tensor(3)``, and ``torch.cat`` of such literals."""
+    if name in LITERAL_FACTORIES and node.args:
+        data = node.args[0]
+        if isinstance(data, ast.Constant) and isinstance(data.value, (int, float, bool)):
+            return Kind.FROM_NUMBERS | Kind.LITERAL
+        if isinstance(data, (ast.List, ast.Tuple)) and len(data.elts) <= 1 and all(isinstance(e, ast.Constant) for e in data.elts):
+            return Kind.FROM_NUMBERS | Kind.LITERAL
+    # joining literals: empty ones stay empty (torchdiffeq's `torch.cat([step_t, jump_t])`);
+    # two one-element literals would make two elements, which this does not tell apart
+    parts = node.args[0] if name in JOINING_FUNCTIONS and node.args else None
+    if isinstance(parts, (ast.List, ast.Tuple)) and parts.elts:
+        if all(evaluator.cache.get(id(e), Kind.NONE) & Kind.LITERAL for e in parts.elts):
+            return Kind.FROM_NUMBERS | Kind.LITERAL
+    return Kind.NONE
 
 
 def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Kind]) -> Kind:
@@ -152,6 +174,8 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
             kind |= Kind.BOOL
         if receiver & Kind.DATA_SIZED and (method in K.LENGTH_PRESERVING_METHODS or _first_size(method, node)):
             kind |= Kind.DATA_SIZED
+        if receiver & Kind.LITERAL and method in K.LENGTH_PRESERVING_METHODS:
+            kind |= Kind.LITERAL  # `.to(dtype)` of a literal keeps its one element
         return kind | receiver & (Kind.FROM_NUMBERS | Kind.FROM_SHAPES) if kind & Kind.TENSOR else kind
     if receiver & Kind.MODULE:
         return Kind.UNKNOWN

@@ -34,6 +34,10 @@ class Kind(enum.IntFlag):
     # traces NumPy through torch._numpy, so the array is a tensor in the graph and reading
     # it back as a Python number is data-dependent; other rules see only UNKNOWN
     NUMPY = enum.auto()
+    # refines FROM_NUMBERS: a literal tensor of at most one element (``torch.tensor([])``,
+    # ``torch.tensor(3)``), which Dynamo's fake tensors carry as a constant, so ops on it
+    # are computed while tracing, data-dependent output shapes included
+    LITERAL = enum.auto()
 
 
 def is_data(kind: Kind) -> bool:
@@ -91,7 +95,7 @@ def arithmetic(*kinds: Kind) -> Kind:
     for kind in kinds[1:]:
         result = _combine(result, kind)
     tensors = [kind for kind in kinds if kind & Kind.TENSOR]
-    for refinement in (Kind.FROM_NUMBERS, Kind.CONTAINER):  # kept when every tensor operand has it
+    for refinement in (Kind.FROM_NUMBERS, Kind.CONTAINER, Kind.LITERAL):  # kept when every tensor operand has it
         if tensors and all(kind & refinement for kind in tensors):
             result |= refinement
     if result & Kind.FROM_NUMBERS and any(kind & (Kind.FROM_SHAPES | Kind.SHAPE) for kind in kinds):
