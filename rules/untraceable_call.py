@@ -74,6 +74,9 @@ UNTRACEABLE = {
     "bisect.insort": (BOTH, "GB0007"),
     "bisect.insort_left": (BOTH, "GB0007"),
     "bisect.insort_right": (BOTH, "GB0007"),
+    "json.dumps": (BOTH, "GB0156"),
+    "json.loads": (BOTH, "GB0156"),
+    "sys.getsizeof": (BOTH, "GB0007"),
 }
 # NumPy draws Dynamo traces into torch ops when given a size: function -> position of the
 # size argument (None: every positional argument is a size). Without a size they draw one
@@ -124,7 +127,8 @@ class UntraceableCall(Rule):
     ## What it does
     Flags, inside a compiled region: `time.*` clocks and `time.sleep`, `datetime.now()`,
     Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
-    `subprocess`, `torch.manual_seed`, `bisect` functions, debugger entry points (`breakpoint()`,
+    `subprocess`, `torch.manual_seed`, `bisect` functions, `json.dumps`/`loads`,
+    `sys.getsizeof`, debugger entry points (`breakpoint()`,
     `pdb.set_trace()`), `open()`, `input()`, `exec()`, and `copy.deepcopy`/`copy.copy` of tensors
     and modules.
 

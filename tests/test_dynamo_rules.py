@@ -145,6 +145,9 @@ CALL_ARGUMENTS = {
     "numpy.random.poisson": "1.0, 3",
     "numpy.random.beta": "1.0, 1.0, 3",
     "numpy.random.exponential": "1.0, 3",
+    "json.dumps": "{'a': 1}",
+    "json.loads": "'{}'",
+    "sys.getsizeof": "[1]",
     **{f"bisect.{name}": "[1, 3, 7], 2" for name in ("bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right")},
 }
 NOT_RUN = {"pdb.set_trace", "ipdb.set_trace"}  # would stop the test run in a debugger
