@@ -17,6 +17,7 @@ LAYERS_WITH_PARAMETERS = frozenset(
         "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
         "ConvTranspose3d", "Embedding", "EmbeddingBag", "LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d",
         "BatchNorm2d", "BatchNorm3d", "PReLU", "MultiheadAttention", "LSTMCell", "GRUCell", "RNNCell",
+        "LSTM", "GRU", "RNN", "TransformerEncoderLayer", "TransformerDecoderLayer",
     )
 )  # fmt: skip
 

@@ -25,6 +25,8 @@ ARGUMENTS = {
     "BatchNorm1d": "4",
     "BatchNorm2d": "4",
     "BatchNorm3d": "4",
+    "TransformerEncoderLayer": "4, 2",
+    "TransformerDecoderLayer": "4, 2",
 }
 
 
