@@ -102,7 +102,8 @@ def _break_rules(settings: Settings, path: str | None) -> list[Rule]:
     """The graph-break rules, run even when not selected if a recompile rule is: where the
     graph breaks decides which code Dynamo compiles at all (``frames.py``)."""
     codes = set(settings.enabled_codes([rule.code for rule in all_rules()], path))
-    if not codes & FRAME_DEPENDENT:
+    deriving = {rule.code for rule in all_rules() if rule.derived_from_breaks}
+    if not codes & (FRAME_DEPENDENT | deriving):
         return []
     return [rule for rule in all_rules() if rule.code.startswith("CL1") and rule.code not in codes]
 
@@ -183,6 +184,9 @@ def _analyse(
         module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
     probes = {rule.code for rule in break_rules}
+    for rule in rules:
+        if rule.derived_from_breaks:
+            raw.extend(rule.derive(tuple(raw), analysis))
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
     return raw, dispatcher.failures, analysis.external_calls()
 

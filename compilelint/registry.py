@@ -10,14 +10,15 @@ import ast
 import importlib
 import pkgutil
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from compilelint.findings import Applicability, Mode
 
 if TYPE_CHECKING:
-    from compilelint.context import RuleContext
+    from compilelint.analysis.regions import RegionAnalysis
+    from compilelint.context import RawFinding, RuleContext
     from compilelint.findings import Finding
     from compilelint.fix.edits import FixContext, FixEdit
 
@@ -48,6 +49,9 @@ class Rule:
     nodes: ClassVar[tuple[type[ast.AST], ...]]
     scope: ClassVar[str] = "region"
     fix_applicability: ClassVar[Applicability | None] = None
+    # True for a rule whose findings follow from where other rules' graph breaks lie: the
+    # engine then runs the break rules even when unselected and calls ``derive``.
+    derived_from_breaks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -57,6 +61,11 @@ class Rule:
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         raise NotImplementedError
+
+    def derive(self, breaks: Sequence[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
+        """Findings that follow from ``breaks`` (every rule's findings of this file), for
+        rules with ``derived_from_breaks``; ``check`` may then be a no-op."""
+        return []
 
     def build_fix(self, finding: Finding, fix: FixContext) -> FixEdit | None:
         """The libcst edits for ``finding`` (used by ``--fix``), from its ``fix_data``.
