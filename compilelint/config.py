@@ -50,6 +50,13 @@ DEFAULT_EXCLUDES = (
     "site-packages",
 )
 ENGINE_CODES = ("CL900", "CL999")
+# Per-file budget (bench/scaling.py): the analysis holds the file's ast, about 170 bytes
+# per byte of source, and takes several seconds per MB.
+MAX_FILE_MB = 5.0
+MAX_FILE_SECONDS = 60.0
+# libcst, which --fix needs, takes about a minute per 100,000 nodes (a 0.5 MB tuple literal);
+# counted in nodes, not bytes, so a large docstring or data string costs nothing.
+MAX_FIX_NODES = 250_000
 
 
 class ConfigError(Exception):
@@ -95,6 +102,9 @@ class Settings:
     # read from package metadata (compilelint/torch_versions.py), never by importing torch.
     torch_version: str | None = None
     release_claims: bool = True  # False: every candidate, as the rules state it (bench/claims.py)
+    max_file_bytes: int = int(MAX_FILE_MB * (1 << 20))  # larger files: CL999 "skipped"; 0: no limit
+    max_file_seconds: float = MAX_FILE_SECONDS  # analysis time per file; 0: no limit
+    max_fix_nodes: int = MAX_FIX_NODES  # --fix leaves files with more syntax nodes alone, saying so
 
     def enabled_codes(self, codes: Sequence[str], path: str | None = None) -> frozenset[str]:
         enabled: set[str] = set()
@@ -304,6 +314,8 @@ def _from_pyproject(settings: Settings, path: Path) -> Settings:
         force_exclude=table.get("force-exclude", settings.force_exclude),
         torch_version=_torch_version(table["torch-version"], f"{where}: 'torch-version'")
         if "torch-version" in table else settings.torch_version,
+        max_file_bytes=int(table.get("max-file-size", MAX_FILE_MB) * (1 << 20)),
+        max_file_seconds=float(table.get("max-file-seconds", MAX_FILE_SECONDS)),
     )
 
 

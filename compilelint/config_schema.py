@@ -3,7 +3,7 @@ JSON Schema (``compilelint config --schema``, for editors such as VS Code's Even
 
 Hand-written rather than a pydantic model: the flake8 plugin and the pre-commit hooks load
 the config on every run, and importing pydantic costs more than linting a small file (see
-the commit that added this module for the measurement). Ten keys of six shapes do not need
+the commit that added this module for the measurement). Twelve keys of six shapes do not need
 a framework; this table is the one place a new key is added.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Shape = Literal["codes", "strings", "string", "bool", "code-table", "table"]
+Shape = Literal["codes", "strings", "string", "bool", "number", "code-table", "table"]
 
 
 class SchemaError(Exception):
@@ -43,6 +43,8 @@ KEYS = (
     Key("force-exclude", "bool", "Apply the excludes to files named on the command line too (as pre-commit passes them)."),
     Key("per-file-ignores", "code-table", "Glob (relative to this pyproject.toml) = rule code prefixes to disable in matching files."),
     Key("torch-version", "string", "The torch release findings assume (`\"2.11\"`); default: the installed torch's version."),
+    Key("max-file-size", "number", "Per-file budget in MB (default 5): larger files get one CL999 'skipped' finding; 0: no limit."),
+    Key("max-file-seconds", "number", "Per-file analysis time budget in seconds (default 60): slower files get one CL999 'skipped' finding; 0: no limit."),
     Key("verify", "table", "Settings of `compilelint verify`.", VERIFY_KEYS),
 )
 
@@ -69,6 +71,9 @@ def _check_value(value: Any, key: Key, where: str) -> None:
         raise SchemaError(f"{where}: '{key.name}' must be a string, got {value!r}")
     elif key.shape == "bool" and not isinstance(value, bool):
         raise SchemaError(f"{where}: '{key.name}' must be true or false, got {value!r}")
+    elif key.shape == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                    or not 0 <= value < float("inf")):  # fmt: skip
+        raise SchemaError(f"{where}: '{key.name}' must be a number >= 0 (0: no limit), got {value!r}")
     elif key.shape == "code-table":
         if not isinstance(value, dict) or not all(isinstance(v, (list, str)) for v in value.values()):
             raise SchemaError(f"{where}: '{key.name}' must be a table of glob = [rule codes]")
@@ -109,6 +114,8 @@ def _shape(key: Key) -> dict[str, Any]:
         return {"type": "string"}
     if key.shape == "bool":
         return {"type": "boolean"}
+    if key.shape == "number":
+        return {"type": "number", "minimum": 0}
     if key.shape == "code-table":
         return {"type": "object", "additionalProperties": codes}
     return _object(key.keys)

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.interpreter import header_expressions
+from compilelint.analysis.module_index import FunctionInfo
 from compilelint.analysis.regions import FunctionState
+from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -26,11 +28,22 @@ class RuleFailure(Exception):
         self.trace = "".join(traceback.format_exception(error))
 
 
+class RegionStopped(RuleFailure):
+    """The analysis of one function gave up (nesting too deep): CL999 on that function,
+    naming it; the other functions of the file keep their findings."""
+
+    def __init__(self, info: FunctionInfo, why: str) -> None:
+        Exception.__init__(self, f"analysis of {info.qualname} stopped: {why}; its findings may be incomplete")
+        self.node = info.node
+        self.trace = ""
+
+
 class Dispatcher:
     """The StatementVisitor given to the interpreter during the reporting pass."""
 
-    def __init__(self, rules: Sequence[Rule], ctx: RuleContext) -> None:
+    def __init__(self, rules: Sequence[Rule], ctx: RuleContext, deadline: Deadline = NO_DEADLINE) -> None:
         self.ctx = ctx
+        self.deadline = deadline
         self.by_type: dict[type[ast.AST], list[Rule]] = defaultdict(list)
         for rule in rules:
             for node_type in rule.nodes:
@@ -47,6 +60,7 @@ class Dispatcher:
 
     # --- StatementVisitor ----------------------------------------------------------------
     def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
+        self.deadline.check()
         self.ctx.statement = stmt
         self.ctx.evaluator = evaluator
         self._dispatch(stmt)
@@ -80,8 +94,12 @@ class Dispatcher:
     def walk_module(self, tree: ast.Module) -> None:
         """For rules of scope "module": every node of the file, with parents recorded."""
         stack: list[ast.AST] = [tree]
+        seen = 0
         while stack:
             node = stack.pop()
+            seen += 1
+            if seen % 4096 == 0:
+                self.deadline.check()
             self._dispatch(node)
             children = list(ast.iter_child_nodes(node))
             for child in children:

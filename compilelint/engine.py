@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.module_index import FunctionInfo, build_index
 from compilelint.analysis.regions import RegionAnalysis
+from compilelint.budget import NO_DEADLINE, BudgetExceeded, Deadline, too_large
 from compilelint.config import DEFAULT_SETTINGS, Settings
 from compilelint.context import RawFinding, RuleContext
-from compilelint.dispatch import Dispatcher, RuleFailure
+from compilelint.deep import call_with_deep_stack
+from compilelint.dispatch import Dispatcher, RegionStopped, RuleFailure
 from compilelint.files import SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding, Mode
 from compilelint.positions import LineIndex
@@ -63,6 +65,9 @@ def lint_source(
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
     if settings.torch_prefilter and "torch" not in text and not entries:
         return FileResult(path=path, skipped=True)
+    oversized = too_large(len(source), settings.max_file_bytes)
+    if oversized:
+        return _error_result(path, INTERNAL_ERROR, f"skipped: {oversized}", 1, 1, settings)
     if tree is None:
         try:
             tree = _parse(text, path)
@@ -71,10 +76,22 @@ def lint_source(
             return _error_result(path, SYNTAX_ERROR, f"SyntaxError: {error.msg}", error.lineno or 1, column, settings)
         except (ValueError, RecursionError, MemoryError) as error:
             return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
+    deadline = Deadline(settings.max_file_seconds)
+    parsed = tree
+
+    def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
+        rules, probes = selected_rules(settings, path), _break_rules(settings, path)
+        return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate)
+
     try:
-        raw, failures, calls = _analyse(tree, text, path, selected_rules(settings, path), entries, _break_rules(settings, path))
+        try:
+            raw, failures, calls = analyse()
+        except RecursionError:  # a deep expression or elif chain: again, with room to recurse
+            raw, failures, calls = call_with_deep_stack(lambda: analyse(isolate=True))
     except RecursionError:
         return _error_result(path, INTERNAL_ERROR, "analysis gave up: nesting too deep", 1, 1, settings)
+    except BudgetExceeded as error:
+        return _error_result(path, INTERNAL_ERROR, str(error), 1, 1, settings)
     except Exception as error:  # an analysis bug must not lose other files
         return _error_result(path, INTERNAL_ERROR, f"analysis crashed: {type(error).__name__}: {error}", 1, 1, settings)
     findings = _kept_findings(raw, failures, path, LineIndex(text), settings)
@@ -164,23 +181,32 @@ def _analyse(
     rules: Sequence[Rule],
     entries: Sequence[EntryPoint] = (),
     break_rules: Sequence[Rule] = (),
+    deadline: Deadline = NO_DEADLINE,
+    isolate: bool = False,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
-    """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks."""
+    """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
+    With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
     raw: list[RawFinding] = []
     index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text)
-    analysis = RegionAnalysis(index)
+    analysis = RegionAnalysis(index, deadline, isolate)
     for entry in entries:
         analysis.add_entry(entry)
     analysis.run()
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
-    dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx)
+    dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx, deadline)
     for state in list(analysis.regions()):
+        deadline.check()
         dispatcher.enter(state)
-        analysis.interpret(state, visitor=dispatcher)
+        try:
+            analysis.interpret(state, visitor=dispatcher)
+        except RecursionError:  # this function stops here; the others are still analysed
+            if not isolate:
+                raise
+            dispatcher.failures.append(RegionStopped(state.info, "nesting too deep"))
     module_rules = [r for r in rules if r.scope == "module"]
     if module_rules:
         module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
-        module_dispatcher = Dispatcher(module_rules, module_ctx)
+        module_dispatcher = Dispatcher(module_rules, module_ctx, deadline)
         module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
     probes = {rule.code for rule in break_rules}
@@ -223,7 +249,7 @@ def _failure_finding(failure: RuleFailure, path: str, lines: LineIndex) -> Findi
     return Finding(
         code=INTERNAL_ERROR[0],
         name=INTERNAL_ERROR[1],
-        message=f"internal error, please report: {failure}",
+        message=str(failure) if isinstance(failure, RegionStopped) else f"internal error, please report: {failure}",
         path=path,
         line=line,
         column=lines.column(line, getattr(node, "col_offset", 0)),

@@ -19,27 +19,23 @@ def attribute_kind(index: ModuleIndex, cls: ClassInfo, name: str) -> Kind:
     """The kind of ``self.name`` inside methods of ``cls``."""
     if name in ALWAYS_STATIC:
         return Kind.STATIC
-    for klass in cls.mro():
-        table = _attributes(index, klass)
-        if name in table:
-            return table[name]
-    return Kind.UNKNOWN
+    kind = cls.first_in_mro("kind:" + name, lambda klass: _attributes(index, klass).get(name))
+    return Kind.UNKNOWN if kind is None else kind
 
 
 def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
     """The local class whose instance was stored in ``self.name``, if any."""
-    return _first_in_mro(index, cls, lambda klass: klass.attribute_classes.get(name))
+    return _first_in_mro(index, cls, "class:" + name, lambda klass: klass.attribute_classes.get(name))
 
 
 def _first_in_mro(
-    index: ModuleIndex, cls: ClassInfo, find: Callable[[ClassInfo], ClassInfo | None]
+    index: ModuleIndex, cls: ClassInfo, key: str, find: Callable[[ClassInfo], ClassInfo | None]
 ) -> ClassInfo | None:
-    for klass in cls.mro():
+    def filled_then_found(klass: ClassInfo) -> ClassInfo | None:
         _attributes(index, klass)  # fills the tables ``find`` reads
-        found = find(klass)
-        if found is not None:
-            return found
-    return None
+        return find(klass)
+
+    return cls.first_in_mro(key, filled_then_found)
 
 
 def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
@@ -162,11 +158,12 @@ def external_attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> s
 
 def element_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
     """The local class of the modules held in the container ``self.name``."""
-    return _first_in_mro(index, cls, lambda klass: klass.element_classes.get(name))
+    return _first_in_mro(index, cls, "element:" + name, lambda klass: klass.element_classes.get(name))
 
 
 def is_reset_while_running(index: ModuleIndex, cls: ClassInfo, name: str) -> bool:
     """``self.mult = 1`` in a method other than ``__init__``: the value is set afresh each
     call (Funnel's ``pooling_mult``), so ``self.mult *= 2`` later does not leak into the
     next call's guards."""
-    return _first_in_mro(index, cls, lambda klass: klass if name in klass.reset_attributes else None) is not None
+    found = _first_in_mro(index, cls, "reset:" + name, lambda klass: klass if name in klass.reset_attributes else None)
+    return found is not None

@@ -8,6 +8,7 @@ about each callee with the argument kinds it receives, and records calls into ot
 from __future__ import annotations
 
 import ast
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.class_attributes import (
@@ -143,7 +144,7 @@ class FunctionScope:
             return _method(held, func.attr)
         self._external_submodule_call(receiver, func.attr, call, evaluator)
         if _is_super_call(receiver) and self.state.owner is not None:
-            for base in list(self.state.owner.mro())[1:]:
+            for base in islice(self.state.owner.mro(), 1, None):
                 if func.attr in base.methods:
                     return base.methods[func.attr], True
             return None

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
+from typing import TypeVar, cast
 
 from compilelint.analysis.imports import ImportTable
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.roots import COMPILING_DECORATORS, CompileSites, collect_compile_sites, mark_compiler_decorators
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+T = TypeVar("T")
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 NON_MODULE_TORCH_BASES = frozenset(
@@ -43,6 +47,8 @@ OPAQUE_DECORATORS = frozenset(
         "triton.autotune",
     }
 )
+_CALLED_NAME = re.compile(r"(?<!\w)([A-Za-z_]\w*)\(")
+_CLASS_HEADER = re.compile(r"(?<!\w)class ([A-Za-z_]\w*)\(")
 
 
 @dataclass
@@ -102,6 +108,8 @@ class ClassInfo:
     reset_attributes: set[str] = field(default_factory=set)
     # self.<attr> -> classes instantiated into it (analysis.constructors); filled lazily
     constructors: dict[str, frozenset[str]] | None = None
+    # first_in_mro's memo: lookup key -> answer
+    lookups: dict[str, object] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -114,22 +122,46 @@ class ClassInfo:
         return self is other
 
     def mro(self) -> Iterator[ClassInfo]:
-        """This class, then its local bases depth-first (enough for single inheritance)."""
+        """This class, then its local bases breadth-first (enough for single inheritance)."""
         seen: set[int] = set()
-        stack = [self]
-        while stack:
-            cls = stack.pop(0)
+        queue = deque([self])
+        while queue:
+            cls = queue.popleft()
             if id(cls) in seen:
                 continue
             seen.add(id(cls))
             yield cls
-            stack.extend(cls.local_bases)
+            queue.extend(cls.local_bases)
+
+    def first_in_mro(self, key: str, find: Callable[[ClassInfo], T | None]) -> T | None:
+        """The first non-None ``find(klass)`` along ``mro()``, memoised under ``key``.
+
+        Down a run of single-base classes each answer is its base's unless the class has
+        its own, so every class on the run keeps the answer: a chain of N subclasses costs
+        O(N) lookups in all, not O(N) each. ``find`` must give the same answer every time.
+        """
+        walked: list[ClassInfo] = []
+        seen: set[int] = set()
+        klass, result = self, None
+        while id(klass) not in seen:
+            if key in klass.lookups:
+                result = cast("T | None", klass.lookups[key])  # stored under this key by this call
+                break
+            seen.add(id(klass))
+            walked.append(klass)
+            result = find(klass)
+            if result is not None or not klass.local_bases:
+                break
+            if len(klass.local_bases) > 1:  # breadth-first order is not compositional here
+                result = next((r for k in islice(klass.mro(), 1, None) if (r := find(k)) is not None), None)
+                break
+            klass = klass.local_bases[0]
+        for item in walked:
+            item.lookups[key] = result
+        return result
 
     def find_method(self, name: str) -> FunctionInfo | None:
-        for cls in self.mro():
-            if name in cls.methods:
-                return cls.methods[name]
-        return None
+        return self.first_in_mro("method:" + name, lambda cls: cls.methods.get(name))
 
 
 @dataclass
@@ -142,19 +174,33 @@ class ModuleIndex:
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
     table_stores: dict[str, list[ast.expr]] = field(default_factory=dict)  # NAME[key] = value at top level
     text: str = ""
-    _class_text: str | None = None
+    all_classes: list[ClassInfo] = field(default_factory=list)  # every class statement, in order
+    _calls_in_classes: Counter[str] | None = None
 
     def instantiated(self, cls: ClassInfo) -> bool:
         """Whether another class of the file builds this one: it is then a submodule, not an
         entry point. A text count over the class bodies, not a walk: ``Name(`` beyond the
         ``class Name(`` that defines it. Scripts and tests building it do not count."""
-        if self._class_text is None:
-            lines = self.text.splitlines()
-            self._class_text = "\n".join(
-                "\n".join(lines[c.node.lineno - 1 : c.node.end_lineno]) for c in self.classes.values()
-            )
-        text = self._class_text
-        return text.count(f"{cls.name}(") - text.count(f"class {cls.name}(") > 0
+        if self._calls_in_classes is None:
+            self._calls_in_classes = self._count_calls_in_classes()
+        return self._calls_in_classes[cls.name] > 0
+
+    def _count_calls_in_classes(self) -> Counter[str]:
+        """``Name(`` occurrences per name in the text of the class bodies, less the
+        ``class Name(`` headers: one scan of the file, not one per class."""
+        lines = self.text.splitlines()
+        spans = sorted({(c.node.lineno, c.node.end_lineno or c.node.lineno) for c in self.all_classes})
+        counts: Counter[str] = Counter()
+        covered = 0  # nested classes lie inside their parent's lines: count those once
+        for start, end in spans:
+            start = max(start, covered + 1)
+            if start > end:
+                continue
+            covered = end
+            text = "\n".join(lines[start - 1 : end])
+            counts.update(_CALLED_NAME.findall(text))
+            counts.subtract(_CLASS_HEADER.findall(text))
+        return counts
 
     def qualname(self, node: ast.expr) -> str | None:
         return self.imports.qualname(node)
@@ -197,7 +243,12 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
             functions[stmt.name] = function_info(index, stmt, stmt.name, None)
             module_names.add(stmt.name)
         elif isinstance(stmt, ast.ClassDef):
-            classes[stmt.name] = _class_info(index, stmt)
+            cls = _class_info(index, stmt)
+            # bases are the classes bound to their names now: ``class A(A)`` extends the
+            # earlier A, which stays a class of the file (and a region) of its own
+            cls.local_bases = [classes[b] for b in cls.bases if b in classes]
+            classes[stmt.name] = cls
+            index.all_classes.append(cls)
             module_names.add(stmt.name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -237,11 +288,25 @@ def _class_info(index: ModuleIndex, node: ast.ClassDef) -> ClassInfo:
     cls = ClassInfo(node=node, bases=bases)
     replaced = any(name.rsplit(".", 1)[-1] in FORWARD_REPLACING_DECORATORS for name in index.decorator_names(node))
     for stmt in node.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if replaced and stmt.name == "forward":
-                continue  # not what Module.__call__ runs
-            cls.methods[stmt.name] = function_info(index, stmt, f"{node.name}.{stmt.name}", cls)
+        method = stmt if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else _lambda_method(stmt)
+        if method is None or (replaced and method.name == "forward"):
+            continue  # not what Module.__call__ runs
+        cls.methods[method.name] = function_info(index, method, f"{node.name}.{method.name}", cls)
     return cls
+
+
+def _lambda_method(stmt: ast.stmt) -> ast.FunctionDef | None:
+    """``forward = lambda self, x: ...`` in a class body, as the method it is: a function
+    returning the lambda's body, which keeps its own nodes (and their positions)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Lambda)):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Name):
+        return None
+    body = ast.copy_location(ast.Return(value=value.body), value.body)
+    function = ast.FunctionDef(name=target.id, args=value.args, body=[body], decorator_list=[], returns=None,
+                               type_comment=None)  # fmt: skip
+    return ast.copy_location(function, stmt)
 
 
 def _is_torch_module_base(name: str) -> bool:
@@ -254,13 +319,15 @@ def _is_torch_module_base(name: str) -> bool:
 
 
 def _link_classes(index: ModuleIndex) -> None:
-    for cls in index.classes.values():
-        cls.local_bases = [index.classes[b] for b in cls.bases if b in index.classes]
-    # A class is a module if a base is one; iterate to a fixed point for local chains.
+    for cls in index.all_classes:
+        if not cls.local_bases:  # a base bound only later in the file (behind a version test)
+            cls.local_bases = [index.classes[b] for b in cls.bases if b in index.classes and index.classes[b] is not cls]
+    # A class is a module if a base is one; iterate to a fixed point for local chains
+    # (one pass when bases come first, as they must at run time).
     changed = True
     while changed:
         changed = False
-        for cls in index.classes.values():
+        for cls in index.all_classes:
             if cls.is_module:
                 continue
             if any(_is_torch_module_base(b) for b in cls.bases) or any(
@@ -270,10 +337,10 @@ def _link_classes(index: ModuleIndex) -> None:
     # A base imported from elsewhere in the project (PreTrainedModel, ModelMixin, ...) is
     # almost always a Module when the class has a forward: torch code has no other
     # convention for a method named forward.
-    for cls in index.classes.values():
+    for cls in index.all_classes:
         if cls.is_module or cls.find_method("forward") is None:
             continue
-        if any(_external_base(b, index) for klass in cls.mro() for b in klass.bases):
+        if cls.first_in_mro("external-base", lambda klass: _external_base_of(klass, index)):
             cls.is_module = True
 
 
@@ -289,6 +356,10 @@ NOT_MODULE_NAME = re.compile(
 # Class decorators that replace forward by default: transformers' MoE experts dispatch to
 # a grouped-matmul kernel unless experts_implementation="eager" (measured: no break).
 FORWARD_REPLACING_DECORATORS = frozenset({"use_experts_implementation"})
+
+
+def _external_base_of(cls: ClassInfo, index: ModuleIndex) -> bool | None:
+    return True if any(_external_base(b, index) for b in cls.bases) else None
 
 
 def _external_base(name: str, index: ModuleIndex) -> bool:

@@ -21,6 +21,7 @@ from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisit
 from compilelint.analysis.kinds import Kind, is_data
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
+from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.project import EntryPoint, ExternalCall
 from compilelint.analysis.parameters import (
     all_parameters,
@@ -61,8 +62,10 @@ class FunctionState:
 class RegionAnalysis:
     """All compiled regions of one module, their kinds and their resolved calls."""
 
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, deadline: Deadline = NO_DEADLINE, isolate: bool = False) -> None:
         self.index = index
+        self.deadline = deadline
+        self.isolate = isolate  # a RecursionError stops one function, not the file
         self.states: dict[int, FunctionState] = {}  # id(FunctionInfo) -> state
         self.order: list[FunctionState] = []  # discovery order (roots first)
         self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
@@ -72,6 +75,7 @@ class RegionAnalysis:
         self.external_sites: dict[tuple[str, tuple[str, ...]], dict[int, ExternalCall]] = {}
         self._worklist: deque[FunctionState] = deque()
         self._root_ids: set[int] | None = None
+        self._queued: set[int] = set()  # ids of the states in _worklist
         self._parents: dict[int, dict[int, ast.AST]] = {}  # id(function node) -> parent map
 
     def add_entry(self, entry: EntryPoint) -> None:
@@ -140,11 +144,18 @@ class RegionAnalysis:
             self.forwarded[(target, ())] = ExternalCall(target, positional, keywords, (), root=True)
         while self._worklist:
             state = self._worklist.popleft()
+            self._queued.discard(id(state))
             if state.passes >= MAX_PASSES_PER_FUNCTION:
                 continue
             state.passes += 1
+            self.deadline.check()
             before = (state.returns, state.return_elements)
-            self.interpret(state, visitor=None)
+            try:
+                self.interpret(state, visitor=None)
+            except RecursionError:
+                if not self.isolate:
+                    raise
+                continue  # the reporting pass stops on it again, and reports the function
             if (state.returns, state.return_elements) != before:
                 for caller in state.callers:
                     self._enqueue(self.states[caller])
@@ -211,7 +222,8 @@ class RegionAnalysis:
         return state
 
     def _enqueue(self, state: FunctionState) -> None:
-        if state not in self._worklist:
+        if id(state) not in self._queued:
+            self._queued.add(id(state))
             self._worklist.append(state)
 
     def interpret(self, state: FunctionState, visitor: StatementVisitor | None) -> Kind:
@@ -281,7 +293,7 @@ def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:
 
 def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:
     """Functions Dynamo starts tracing at, as far as this file shows."""
-    for cls in index.classes.values():
+    for cls in index.all_classes:
         if cls.is_module:
             for name in ("forward", "__call__"):
                 method = cls.methods.get(name)

@@ -8,12 +8,14 @@ bytes exactly as they were and says why. Pure: reads and writes nothing.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from compilelint.config import Settings
+from compilelint.deep import call_with_deep_stack
 from compilelint.engine import INTERNAL_ERROR, SYNTAX_ERROR, lint_source
 from compilelint.files import decode_source
 from compilelint.findings import Applicability, Finding
@@ -25,7 +27,11 @@ from compilelint.fix.transform import EditApplier
 from compilelint.project import EntryPoint
 from compilelint.registry import all_rules
 
+# Passes without progress before giving up; a pass that leaves fewer fixable findings or
+# fewer ``if``s is progress (nested fixes, as in a 200-``elif`` chain, apply one level
+# per pass). The total is capped as well.
 MAX_PASSES = 10
+MAX_TOTAL_PASSES = 1000
 ERROR_CODES = (SYNTAX_ERROR[0], INTERNAL_ERROR[0])
 
 
@@ -70,9 +76,23 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 def fix_source(data: bytes, path: str, settings: Settings | LintSetup, unsafe: bool) -> SourceFix:
     """Fix ``data`` (the bytes of ``path``) in memory: safe fixes, and unsafe ones if asked."""
     setup = settings if isinstance(settings, LintSetup) else LintSetup(settings)
+    try:
+        try:
+            return _fix_source(data, path, setup, unsafe)
+        except RecursionError:  # libcst recurses once per level of a deep expression
+            return call_with_deep_stack(lambda: _fix_source(data, path, setup, unsafe))
+    except RecursionError:
+        findings = _strip(setup.lint(data, path))
+        return SourceFix(path, data, data, 0, findings, error="fix unavailable: nested too deeply for libcst")
+
+
+def _fix_source(data: bytes, path: str, setup: LintSetup, unsafe: bool) -> SourceFix:
     findings = setup.lint(data, path)
     if not any(applicable(f, unsafe) for f in findings):
         return SourceFix(path, data, data, 0, _strip(findings))
+    over = _over_fix_budget(data, setup.settings.max_fix_nodes)
+    if over:
+        return SourceFix(path, data, data, 0, _strip(findings), error=f"fix unavailable: {over}")
     try:
         module = parse_for_fix(data, path)
     except GateError as error:
@@ -87,7 +107,9 @@ def _passes(
     path: str, data: bytes, module: cst.Module, findings: tuple[Finding, ...], setup: LintSetup, unsafe: bool
 ) -> SourceFix:
     current, fixed = data, 0
-    for number in range(1, MAX_PASSES + 1):
+    fewest, stalled, number = (sum(applicable(f, unsafe) for f in findings), _branches(data)), 0, 0
+    while stalled < MAX_PASSES and number < MAX_TOTAL_PASSES:
+        number += 1
         new_module, count = _one_pass(module, current, findings, unsafe)
         if count == 0:  # nothing could be built: what is left stays as findings
             return SourceFix(path, data, current, fixed, _strip(findings), passes=number - 1)
@@ -103,10 +125,34 @@ def _passes(
         broken = [f for f in findings if f.code in ERROR_CODES]
         if broken:
             raise FixFailure(f"fix for {', '.join(codes)} produced code the linter rejects: {broken[0].message}")
-        if not any(applicable(f, unsafe) for f in findings):
+        left = sum(applicable(f, unsafe) for f in findings)
+        if not left:
             return SourceFix(path, data, current, fixed, _strip(findings), passes=number)
-    left = sorted({f.code for f in findings if applicable(f, unsafe)})
-    raise FixFailure(f"fixes did not converge after {MAX_PASSES} passes ({', '.join(left)}); file left unchanged")
+        branches = _branches(current)
+        progress = left < fewest[0] or branches < fewest[1]
+        fewest, stalled = (min(left, fewest[0]), min(branches, fewest[1])), (0 if progress else stalled + 1)
+    codes = sorted({f.code for f in findings if applicable(f, unsafe)})
+    raise FixFailure(f"fixes did not converge after {number} passes ({', '.join(codes)}); file left unchanged")
+
+
+def _over_fix_budget(data: bytes, limit: int) -> str | None:
+    """Why the file is too large for libcst (the budget counts syntax nodes), or None."""
+    if limit <= 0 or len(data) < limit // 4:  # at most about 3 nodes per byte (x+x+x)
+        return None
+    try:
+        nodes = sum(1 for _ in ast.walk(ast.parse(data)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the gate reports it
+    if nodes <= limit:
+        return None
+    return f"{nodes:,} syntax nodes are over the {limit:,}-node budget of --fix (libcst is slow on large files)"
+
+
+def _branches(data: bytes) -> int:
+    """``if `` in the text, a cheap stand-in for the ``if`` statements: a pass that folds
+    one into an expression progresses even when the finding count stays the same (each
+    level of an ``elif`` chain takes one pass)."""
+    return data.count(b"if ")
 
 
 def _render(module: cst.Module) -> bytes:

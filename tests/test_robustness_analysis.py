@@ -1,0 +1,120 @@
+"""Files that used to sink the analysis: deep constructs, odd classes, budgets (issue 16)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from compilelint import deep
+from compilelint.config import DEFAULT_SETTINGS
+from compilelint.engine import lint_source
+from compilelint.fix.loop import fix_source
+
+HEAD = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n"
+TAIL = (
+    "        return x\n\n\nclass N(torch.nn.Module):\n    def forward(self, x):\n"
+    "        print(x)\n        return x\n"
+)
+DEEP = {
+    "plus": "        y = " + " + ".join(["x"] * 340) + "\n",
+    "attributes": "        y = x" + ".a" * 340 + "\n",
+    "elif": "        if x > 0:\n            y = 1\n"
+    + "".join(f"        elif x > {i}:\n            y = {i}\n" for i in range(260)),
+    "strings": "        y = " + " + ".join(["'s'"] * 400) + "\n",
+}
+
+
+def codes(source: str, **settings: object) -> list[tuple[str, int]]:
+    result = lint_source(source, "m.py", replace(DEFAULT_SETTINGS, **settings))
+    return [(f.code, f.line) for f in result.findings]
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP))
+def test_a_deep_construct_keeps_every_finding_of_the_file(shape: str) -> None:
+    found = codes(HEAD + DEEP[shape] + TAIL)
+    assert ("CL101", 6) in found and ("CL101", HEAD.count("\n") + DEEP[shape].count("\n") + 6) in found
+    assert not [c for c, _ in found if c.startswith("CL9")]
+
+
+def test_where_even_the_deep_stack_ends_only_that_function_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deep, "RECURSION_LIMIT", 1200)
+    body = "        y = " + " + ".join(["x"] * 900) + "\n"
+    result = lint_source(HEAD + body + TAIL, "m.py")
+    stopped = [f for f in result.findings if f.code == "CL999"]
+    assert len(stopped) == 1 and "M.forward" in stopped[0].message and stopped[0].line == 5
+    assert ("CL101", 13) in [(f.code, f.line) for f in result.findings]  # N.forward still analysed
+
+
+@pytest.mark.parametrize("shape", ["plus", "elif", "strings"])
+def test_fix_works_on_the_rest_of_a_file_with_a_deep_construct(shape: str) -> None:
+    result = fix_source((HEAD + DEEP[shape] + TAIL).encode(), "m.py", DEFAULT_SETTINGS, unsafe=False)
+    assert result.error is None and result.fixed_count == 2
+
+
+def test_a_deep_string_concatenation_outside_any_region_does_not_stop_fix() -> None:
+    source = HEAD + TAIL + "\n\nS = " + " + ".join(["'s'"] * 400) + "\n"
+    result = fix_source(source.encode(), "m.py", DEFAULT_SETTINGS, unsafe=False)
+    assert result.error is None and result.fixed_count == 2
+
+
+def test_a_long_elif_chain_converges_one_level_per_pass() -> None:
+    chain = "        if x.sum() > 0:\n            y = x\n" + "".join(
+        f"        elif x.sum() > {i}:\n            y = x * {i}\n" for i in range(24)
+    ) + "        else:\n            y = x\n"
+    result = fix_source((HEAD + chain + TAIL).encode(), "m.py", DEFAULT_SETTINGS, unsafe=True)
+    assert result.error is None and result.passes > 20
+    assert b"elif" not in result.fixed
+
+
+def test_a_class_extending_its_own_name_keeps_the_first_class() -> None:
+    source = (
+        "import torch\n\n\nclass A(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n\n\n"
+        "class A(A):\n    def forward(self, x):\n        return super().forward(x) + x.sum().item()\n"
+    )
+    found = codes(source)
+    assert ("CL101", 6) in found and ("CL105", 12) in found
+
+
+def test_forward_assigned_a_lambda_is_analysed() -> None:
+    source = "import torch\n\n\nclass M(torch.nn.Module):\n    forward = lambda self, x: x * x.sum().item()\n"
+    assert ("CL105", 5) in codes(source)
+
+
+def test_a_subclass_chain_resolves_methods_through_every_level() -> None:
+    classes = "".join(f"\n\nclass C{i}(C{i - 1}):\n    pass\n" for i in range(1, 400))
+    source = (
+        "import torch\n\n\nclass C0(torch.nn.Module):\n    def forward(self, x):\n        return self.helper(x)\n\n"
+        "    def helper(self, x):\n        print(x)\n        return x\n" + classes
+    )
+    assert codes(source) == [("CL101", 9)]
+
+
+def test_a_file_over_the_size_budget_is_skipped_with_cl999() -> None:
+    found = lint_source(HEAD + TAIL, "m.py", replace(DEFAULT_SETTINGS, max_file_bytes=100)).findings
+    assert [f.code for f in found] == ["CL999"] and "skipped" in found[0].message and "max-file-size" in found[0].message
+
+
+def test_a_file_over_the_time_budget_is_skipped_with_cl999() -> None:
+    found = lint_source(HEAD + TAIL, "m.py", replace(DEFAULT_SETTINGS, max_file_seconds=1e-9)).findings
+    assert [f.code for f in found] == ["CL999"] and "max-file-seconds" in found[0].message
+
+
+def test_fix_leaves_a_file_over_its_budget_alone_and_says_so() -> None:
+    data = (HEAD + TAIL).encode()
+    result = fix_source(data, "m.py", replace(DEFAULT_SETTINGS, max_fix_nodes=20), unsafe=False)
+    assert result.fixed == data and "budget of --fix" in (result.error or "")
+
+
+def test_instantiated_counts_calls_in_class_bodies_only() -> None:
+    import ast
+
+    from compilelint.analysis.module_index import build_index
+
+    source = (
+        "class Inner:\n    pass\n\n\nclass Outer:\n    def __init__(self):\n        self.a = Inner()\n\n\n"
+        "class Alone:\n    pass\n\n\nclass MyAlone:\n    pass\n\n\nx = Alone()\n"
+    )
+    index = build_index(ast.parse(source), False, source)
+    assert index.instantiated(index.classes["Inner"])
+    assert not index.instantiated(index.classes["Alone"])  # a script builds it; MyAlone( is another name
