@@ -169,10 +169,12 @@ def _run_fixes(request: CheckRequest, linted: Linted) -> int:
         raise CliError("--fix and --diff work on files; stdin ('-') can only be linted")
     fixes = apply_fixes(
         linted.results, Settings(), unsafe=request.unsafe_fixes, diff=request.diff, jobs=request.jobs,
-        settings_of=linted.settings.__getitem__,
+        settings_of=linted.settings.__getitem__, roots=request.file_paths,
     )
     for path, message in fixes.errors:
         click.echo(f"compilelint: error: {path}: {message}", err=True)
+    for note in fixes.notes:
+        click.echo(f"compilelint: warning: {note}", err=True)
     if request.diff:
         if fixes.diffs:
             write_utf8(fixes.diffs.rstrip("\n"), errors="surrogateescape")  # the files' own bytes

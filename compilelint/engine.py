@@ -7,7 +7,6 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
@@ -20,6 +19,8 @@ from compilelint.deep import call_with_deep_stack
 from compilelint.dispatch import Dispatcher, RegionStopped, RuleFailure
 from compilelint.files import SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding, Mode
+from compilelint.newer_syntax import syntax_message
+from compilelint.pool import WorkerPool, sigterm_unwinds
 from compilelint.positions import LineIndex
 from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
@@ -73,7 +74,8 @@ def lint_source(
             tree = _parse(text, path)
         except SyntaxError as error:
             column = error.offset or 1
-            return _error_result(path, SYNTAX_ERROR, f"SyntaxError: {error.msg}", error.lineno or 1, column, settings)
+            message = syntax_message(error.msg, text)
+            return _error_result(path, SYNTAX_ERROR, message, error.lineno or 1, column, settings)
         except (ValueError, RecursionError, MemoryError) as error:
             return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)
     deadline = Deadline(settings.max_file_seconds)
@@ -293,15 +295,19 @@ def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
     return [lint_file(path, settings, entries, module) for path, entries, module, settings in jobs]
 
 
-def _run(jobs: list[Job], workers: int, pool: ProcessPoolExecutor | None, progress: Progress | None = None) -> list[FileResult]:
+def _lint_job(job: Job) -> FileResult:
+    return _lint_chunk([job])[0]
+
+
+def _worker_died(job: Job) -> FileResult:
+    message = "skipped: the linting process died on this file (out of memory, or a crash in native code)"
+    return _error_result(job[0], INTERNAL_ERROR, message, 1, 1, job[3])
+
+
+def _run(jobs: list[Job], workers: int, pool: WorkerPool[Job, FileResult] | None, progress: Progress | None = None) -> list[FileResult]:
     if pool is None or len(jobs) < PARALLEL_MIN_FILES:
         return _lint_chunk(jobs)
-    results: list[FileResult] = []
-    for chunk in pool.map(_lint_chunk, _chunks(jobs, workers * 4)):
-        results += chunk
-        if progress is not None:
-            progress(len(results))
-    return results
+    return pool.run(_lint_chunk, _chunks(jobs, workers * 4), progress)
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = DEFAULT_SETTINGS, jobs: int | None = None) -> list[FileResult]:
@@ -321,6 +327,7 @@ def lint_files(
     Phase one lints each file on its own (in parallel); then helpers that compiled regions
     import from other files of the run are analysed as compiled code, for a few rounds.
     With a ``cache``, only the files whose key (``compilelint.cache``) changed are linted.
+    A worker that dies (the OOM killer) costs only the file it was on (``pool.py``).
     """
     settings_of = dict(files)
     paths = list(settings_of)
@@ -328,12 +335,12 @@ def lint_files(
     if cache is not None:
         cache.bind(modules)
     workers = jobs or os.cpu_count() or 1
-    pool: list[ProcessPoolExecutor] = []  # started only when enough files miss the cache
+    pool: list[WorkerPool[Job, FileResult]] = []  # started only when enough files miss the cache
 
     def run(jobs_: list[Job], progress: Progress | None = None) -> list[FileResult]:
         found, todo, keys = _cached(jobs_, cache)
         if workers > 1 and len(todo) >= PARALLEL_MIN_FILES and not pool:
-            pool.append(ProcessPoolExecutor(max_workers=workers))
+            pool.append(WorkerPool(workers, _lint_job, _worker_died))
         cached = len(found)
         for result in _run(todo, workers, pool[0] if pool else None, progress and (lambda n: progress(cached + n))):
             if cache is not None:
@@ -341,24 +348,35 @@ def lint_files(
             found[result.path] = result
         return [found[job[0]] for job in jobs_]
 
-    try:
-        first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
-        results = {r.path: r for r in run(first, progress)}
-        entries: dict[str, dict[str, EntryPoint]] = {}
-        pending = list(results.values())
-        for _ in range(CROSS_FILE_ROUNDS):
-            changed = collect_entries(pending, modules, entries)
-            if not changed:
-                break
-            jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
-            pending = run(jobs_)
-            results.update((r.path, r) for r in pending)
-    finally:
-        for executor in pool:
-            executor.shutdown()
-        if cache is not None:
-            cache.save()
+    unwinding = True  # an exception (Ctrl-C, SIGTERM) kills the workers instead of waiting
+    with sigterm_unwinds():
+        try:
+            results = _cross_file_rounds(paths, settings_of, modules, run, progress)
+            unwinding = False
+        finally:
+            for executor in pool:
+                executor.close(kill=unwinding)
+            if cache is not None:
+                cache.save()
     return [results[path] for path in paths]
+
+
+def _cross_file_rounds(
+    paths: list[str], settings_of: dict[str, Settings], modules: ModuleMap,
+    run: Callable[[list[Job], Progress | None], list[FileResult]], progress: Progress | None,
+) -> dict[str, FileResult]:  # fmt: skip
+    first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
+    results = {r.path: r for r in run(first, progress)}
+    entries: dict[str, dict[str, EntryPoint]] = {}
+    pending = list(results.values())
+    for _ in range(CROSS_FILE_ROUNDS):
+        changed = collect_entries(pending, modules, entries)
+        if not changed:
+            break
+        jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
+        pending = run(jobs_, None)
+        results.update((r.path, r) for r in pending)
+    return results
 
 
 def _cached(jobs: list[Job], cache: ResultCache | None) -> tuple[dict[str, FileResult], list[Job], dict[str, str | None]]:

@@ -16,7 +16,7 @@ import pytest
 from compilelint.config import DEFAULT_SETTINGS
 from compilelint.fix.api import fix_paths
 from compilelint.fix.loop import fix_source
-from compilelint.fix.write import TEMP_SUFFIX, WriteError, atomic_write, sweep_temp_files
+from compilelint.fix.write import TEMP_SUFFIX, WriteError, atomic_write, stale_temp_files
 
 FIXABLE = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n"
 UNFIXABLE = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.sum().item()\n"
@@ -109,14 +109,52 @@ def test_a_failed_write_keeps_the_old_bytes_and_the_other_files_are_fixed(
     assert report.exit_code() == 2 and _temps(tmp_path) == []
 
 
-def test_sweep_removes_temp_files_of_dead_runs_only(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    stale = tmp_path / f".a.py.{dead.stdout.strip()}.x1y2{TEMP_SUFFIX}"
+def _dead_pid() -> str:
+    return subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+
+
+def test_temp_files_of_dead_runs_are_reported_never_removed(tmp_path: Path) -> None:
+    stale = tmp_path / f".a.py.{_dead_pid()}.x1y2{TEMP_SUFFIX}"
     live = tmp_path / f".a.py.{os.getppid()}.z9w8{TEMP_SUFFIX}"
     stale.write_text("partial")
     live.write_text("being written")
-    assert sweep_temp_files([str(tmp_path)]) == 1
-    assert not stale.exists() and live.exists()
+    assert stale_temp_files([str(tmp_path)]) == [str(stale)]
+    (tmp_path / "a.py").write_text(FIXABLE)
+    for diff in (True, False):
+        report = fix_paths([str(tmp_path)], DEFAULT_SETTINGS, diff=diff)
+        assert stale.exists() and live.exists()
+        assert report.notes == [f"temporary file left by a killed run (remove it): {stale}"]
+
+
+def test_a_read_only_file_is_refused_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    path.chmod(0o444)
+    report = fix_paths([str(path)], DEFAULT_SETTINGS)
+    assert path.read_text() == FIXABLE and "read-only" in report.errors[0][1] and report.exit_code() == 2
+
+
+def test_a_file_of_another_user_is_refused_when_we_cannot_give_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    owner = path.stat().st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 1)  # we are someone else, and not root
+    report = fix_paths([str(path)], DEFAULT_SETTINGS, jobs=1)
+    assert path.read_text() == FIXABLE and f"owned by another user (uid {owner})" in report.errors[0][1]
+
+
+def test_a_symlink_leaving_the_tree_is_refused_and_named(tmp_path: Path) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    target = outside / "real.py"
+    target.write_text(FIXABLE)
+    stale = outside / f".real.py.{_dead_pid()}.q1w2{TEMP_SUFFIX}"
+    stale.write_text("not ours to judge")
+    (tree / "link.py").symlink_to(target)
+    report = fix_paths([str(tree)], DEFAULT_SETTINGS)
+    assert target.read_text() == FIXABLE and stale.exists()
+    assert f"is a symlink to {target}, outside the tree being fixed" in report.errors[0][1]
 
 
 BIG_MODEL = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n\n\nDATA = '''\n{}'''\n"
@@ -149,5 +187,6 @@ def test_sigkill_leaves_old_or_new_bytes_and_no_temp_after_the_next_run(tmp_path
     child.send_signal(signal.SIGKILL)
     child.wait()
     assert path.read_bytes() in (old, new)
-    fix_paths([str(path)], DEFAULT_SETTINGS)
-    assert _temps(tmp_path) == [] and path.read_bytes() == new
+    report = fix_paths([str(path)], DEFAULT_SETTINGS)
+    assert path.read_bytes() == new
+    assert len(report.notes) == len(_temps(tmp_path))  # what the kill left is named, not deleted

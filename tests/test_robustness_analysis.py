@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import pytest
@@ -118,3 +119,24 @@ def test_instantiated_counts_calls_in_class_bodies_only() -> None:
     index = build_index(ast.parse(source), False, source)
     assert index.instantiated(index.classes["Inner"])
     assert not index.instantiated(index.classes["Alone"])  # a script builds it; MyAlone( is another name
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 grammar parses here")
+def test_python_312_syntax_says_which_python_it_needs() -> None:
+    found = lint_source("import torch\n\ntype Pair = tuple[int, int]\n", "m.py").findings
+    assert [f.code for f in found] == ["CL900"] and "needs Python 3.12 or newer" in found[0].message
+
+
+def test_a_real_syntax_error_stays_a_syntax_error() -> None:
+    found = lint_source("import torch\n\ndef f(:\n    pass\n", "m.py").findings
+    assert [f.code for f in found] == ["CL900"] and found[0].message.startswith("SyntaxError")
+
+
+def test_bytes_outside_the_fix_keep_their_semicolons_and_line_endings() -> None:
+    source = (
+        b"import torch\r\n\r\n\r\nclass M(torch.nn.Module):\r\n    def forward(self, x):\n"
+        b"        print(x); y = x;\r\n        z = 1;\n        return x\r\n"
+    )
+    result = fix_source(source, "m.py", DEFAULT_SETTINGS, unsafe=False)
+    assert result.error is None
+    assert result.fixed.endswith(b"            print(x)\r\n        y = x;\r\n        z = 1;\n        return x\r\n")

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 from compilelint.config import DEFAULT_SETTINGS, Settings
 from compilelint.engine import collect_entries, lint_paths
+from compilelint.pool import die_with_parent
 from compilelint.findings import Applicability, FileResult, Finding
 from compilelint.fix.diff import unified_diff
 from compilelint.fix.loop import LintSetup, SourceFix, applicable, fix_source
-from compilelint.fix.write import WriteError, atomic_write, sweep_temp_files
+from compilelint.fix.write import WriteError, atomic_write, inside, stale_temp_files
 from compilelint.project import EntryPoint, ModuleMap
 
 PARALLEL_MIN_FILES = 16
@@ -41,7 +42,6 @@ class FixReport:
     results: list[FileResult]  # every file's findings after fixing, in the input order
     unsafe: bool
     diff: bool
-    removed_temp_files: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -88,23 +88,27 @@ class FixReport:
 
 def apply_fixes(
     results: Sequence[FileResult], settings: Settings, unsafe: bool, diff: bool, jobs: int | None = None,
-    settings_of: Callable[[str], Settings] | None = None,
+    settings_of: Callable[[str], Settings] | None = None, roots: Sequence[str] = (),
 ) -> FixReport:
     """Fix the files among ``results`` that have an applicable fix; write them unless ``diff``.
 
-    ``settings_of`` gives each file its own settings (its nearest config); else ``settings``."""
-    removed = sweep_temp_files(_directories(r.path for r in results))
+    ``settings_of`` gives each file its own settings (its nearest config); else ``settings``.
+    ``roots`` is the tree being fixed (the run's paths; by default the folder all the files
+    share): a symlink to a file outside it is not written, and is named."""
+    roots = tuple(roots) or _common_folder([r.path for r in results])
+    stale = stale_temp_files(_directories((r.path for r in results), roots))
     todo = [r.path for r in results if os.path.isfile(r.path) and any(applicable(f, unsafe) for f in r.findings)]
     setups = _setups(results, todo, settings_of or (lambda _: settings))
     fixes = _fix_all([(path, setups[path]) for path in todo], unsafe, jobs or os.cpu_count() or 1)
     outcomes: dict[str, FileOutcome] = {}
     by_path = {r.path: r for r in results}
     for path in todo:
-        outcomes[path] = _settle(fixes[path], by_path[path], diff)
+        outcomes[path] = _settle(fixes[path], by_path[path], diff, roots)
     new_results = [
         FileResult(path=r.path, findings=outcomes[r.path].findings) if r.path in outcomes else r for r in results
     ]
-    return FixReport(tuple(outcomes[p] for p in todo), new_results, unsafe, diff, removed)
+    notes = [f"temporary file left by a killed run (remove it): {path}" for path in stale]
+    return FixReport(tuple(outcomes[p] for p in todo), new_results, unsafe, diff, notes=notes)
 
 
 def fix_paths(
@@ -112,7 +116,7 @@ def fix_paths(
     jobs: int | None = None,
 ) -> FixReport:
     """Lint ``paths`` (files or folders) and fix what can be fixed."""
-    return apply_fixes(lint_paths(paths, settings, jobs=jobs), settings, unsafe, diff, jobs)
+    return apply_fixes(lint_paths(paths, settings, jobs=jobs), settings, unsafe, diff, jobs, roots=paths)
 
 
 def _setups(results: Sequence[FileResult], todo: Sequence[str], settings_of: Callable[[str], Settings]) -> dict[str, LintSetup]:
@@ -126,16 +130,25 @@ def _setups(results: Sequence[FileResult], todo: Sequence[str], settings_of: Cal
     }
 
 
-def _directories(paths: Iterable[str]) -> list[str]:
-    """Where killed runs may have left temp files: next to each file, and next to its target."""
+def _common_folder(paths: Sequence[str]) -> tuple[str, ...]:
+    if not paths:
+        return ()
+    return (os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths]),)
+
+
+def _directories(paths: Iterable[str], roots: Sequence[str]) -> list[str]:
+    """Where killed runs may have left temp files: next to each file, and next to its
+    target when that lies inside the tree."""
     folders: set[str] = set()
     for path in paths:
         folders.add(os.path.dirname(os.path.abspath(path)) or ".")
-        folders.add(os.path.dirname(os.path.realpath(path)) or ".")
+        real = os.path.realpath(path)
+        if inside(real, roots):
+            folders.add(os.path.dirname(real) or ".")
     return sorted(folders)
 
 
-def _settle(fix: SourceFix, before: FileResult, diff: bool) -> FileOutcome:
+def _settle(fix: SourceFix, before: FileResult, diff: bool, roots: Sequence[str]) -> FileOutcome:
     """Write (or diff) one file's fix; a failure keeps the old bytes and the old findings."""
     if fix.error is not None:
         return FileOutcome(fix.path, 0, before.findings, error=fix.error)
@@ -145,7 +158,7 @@ def _settle(fix: SourceFix, before: FileResult, diff: bool) -> FileOutcome:
         return FileOutcome(fix.path, fix.fixed_count, fix.findings, changed=True,
                            diff=unified_diff(fix.path, fix.original, fix.fixed))
     try:
-        atomic_write(fix.path, fix.fixed, fix.original)
+        atomic_write(fix.path, fix.fixed, fix.original, roots)
     except WriteError as error:
         return FileOutcome(fix.path, 0, before.findings, error=f"not written: {error}")
     return FileOutcome(fix.path, fix.fixed_count, fix.findings, changed=True)
@@ -178,7 +191,7 @@ def _fix_all(jobs: list[Job], unsafe: bool, workers: int) -> dict[str, SourceFix
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     fixes: dict[str, SourceFix] = {}
     crashed: list[Job] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent) as pool:
         futures = {pool.submit(_fix_chunk, chunk, unsafe): chunk for chunk in chunks}
         for future in as_completed(futures):
             try:
@@ -191,7 +204,7 @@ def _fix_all(jobs: list[Job], unsafe: bool, workers: int) -> dict[str, SourceFix
 
 
 def _isolated(job: Job, unsafe: bool) -> SourceFix:
-    with ProcessPoolExecutor(max_workers=1) as pool:
+    with ProcessPoolExecutor(max_workers=1, initializer=die_with_parent) as pool:
         try:
             return pool.submit(fix_file, job[0], job[1], unsafe).result()
         except BrokenProcessPool:

@@ -99,7 +99,7 @@ class EditApplier(cst.CSTTransformer):
                 edit = self.statements[id(original)]
                 own = [] if edit.comments_moved else _leading(original)
                 pieces += _with_leading(_lines(edit.statements), own + list(edit.leading))
-            elif isinstance(original, cst.SimpleStatementLine):
+            elif isinstance(original, cst.SimpleStatementLine) and any(self._touches(x) for x in original.body):
                 assert isinstance(new, cst.SimpleStatementLine)
                 pieces += self._split_line(original.body, new)
             else:
@@ -111,9 +111,9 @@ class EditApplier(cst.CSTTransformer):
         pieces: list[Piece] = []
         run: list[cst.BaseSmallStatement] = []
 
-        def flush() -> None:
-            if run:
-                pieces.append(cst.SimpleStatementLine(body=_unsemicolon(run)))
+        def flush(end_of_line: bool = False) -> None:
+            if run:  # the line's own last statement keeps its `;`, as the user wrote it
+                pieces.append(cst.SimpleStatementLine(body=list(run) if end_of_line else _unsemicolon(run)))
                 run.clear()
 
         for original, new in zip(originals, line.body):
@@ -126,7 +126,7 @@ class EditApplier(cst.CSTTransformer):
                 pieces.append(_Guarded([cst.SimpleStatementLine(body=_unsemicolon([new]))]))
             else:
                 run.append(new)
-        flush()
+        flush(end_of_line=True)
         return _dress(pieces, line)
 
 
