@@ -12,7 +12,11 @@ from __future__ import annotations
 import faulthandler
 import json
 import os
+import shutil
+import signal
 import sys
+import threading
+import time
 from typing import Any
 
 from compilelint.verify import statuses
@@ -95,10 +99,27 @@ def run_request(request: dict[str, Any]) -> TargetRun:
         return TargetRun(statuses.INTERNAL_ERROR, describe_exception(exc))
 
 
+def watch_parent(folder: str) -> None:
+    """If the verify process dies (even by SIGKILL), remove our folder and kill our session's
+    process group: this process and everything it started that stayed in the group."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="compilelint-watch-parent", daemon=True).start()
+
+
 def main(argv: list[str]) -> None:
-    faulthandler.enable()  # a segfault leaves its Python stack in the stderr file
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
+    watch_parent(os.path.dirname(argv[1]))
+    # a crash leaves its Python stack in a file of its own, however much the target prints
+    fault_log = open(request["fault"], "w", encoding="utf-8") if request.get("fault") else sys.stderr  # noqa: SIM115
+    faulthandler.enable(file=fault_log, all_threads=False)
     result = run_request(request)
     write_json_atomic(request["result"], result.to_json())
     sys.stdout.flush()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import signal
 import subprocess
@@ -144,26 +145,35 @@ def _default_jobs(device: str) -> int:
     return 1 if device.startswith("cuda") else max(1, min(4, os.cpu_count() or 1))
 
 
+def _positive_finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A limit must be a real number of seconds or MB: nan, inf, 0 and negatives are mistakes."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"must be a positive number, not {value!r}")
+    return value
+
+
 @click.command("verify")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--targets", "target_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Targets file (repeatable). Default: [tool.compilelint.verify] targets.")
 @click.option("--target", "names", multiple=True, help="Run only the target(s) with this name.")
-@click.option("--timeout", type=float, default=300.0, show_default=True,
+@click.option("--timeout", type=float, default=300.0, show_default=True, callback=_positive_finite,
               help="Wall-clock limit per target, in seconds (@target(timeout=...) overrides).")
+@click.option("--memory-limit", "memory_limit", type=float, default=None, callback=_positive_finite,
+              help="Resident memory limit per target in MB, over all its processes; status memory-limit.")
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda[:N].")
 @click.option("--backend", default=None, help="torch.compile backend [default: eager on CPU, inductor on CUDA].")
 @click.option("--measure", is_flag=True, help="Time eager against compiled (median of --repeats).")
 @click.option("--mode", "compile_mode", type=click.Choice(["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]),
               default="default", show_default=True, help="torch.compile(mode=...) for the default-mode phase.")
-@click.option("--warmup", type=int, default=5, show_default=True)
-@click.option("--repeats", type=int, default=20, show_default=True)
+@click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--jobs", "-j", type=int, default=None, help="Targets run at once [default: up to 4 on CPU, 1 on CUDA].")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names: tuple[str, ...],
-                   timeout: float, device: str, backend: str | None, measure: bool, compile_mode: str, warmup: int,
+                   timeout: float, memory_limit: float | None, device: str, backend: str | None, measure: bool, compile_mode: str, warmup: int,
                    repeats: int, jobs: int | None, output_format: str, output: str | None,
                    quiet: bool) -> None:  # fmt: skip
     """Confirm findings by running targets under torch.compile (default and fullgraph=True).
@@ -179,7 +189,7 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
         check_cuda(sys.executable)
     options = RunOptions(
         device=device, backend=backend or ("inductor" if device.startswith("cuda") else "eager"),
-        timeout=timeout, measure=measure, compile_mode=compile_mode, warmup=warmup, repeats=repeats,
+        timeout=timeout, memory_limit_mb=memory_limit, measure=measure, compile_mode=compile_mode, warmup=warmup, repeats=repeats,
         jobs=jobs or _default_jobs(device), project_root=project_root(files[0]),
     )  # fmt: skip
     _terminate_on_sigterm()

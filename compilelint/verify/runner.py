@@ -27,6 +27,9 @@ from compilelint.verify.model import TargetRun
 from compilelint.verify.targets import TargetSpec
 
 _TAIL_BYTES = 4000
+_POLL_S = 0.05  # how often the parent looks at the clock, the memory and the output files
+OUTPUT_LIMIT_BYTES = 64 << 20  # per stream; past it the file is emptied and only the end kept
+MB = 1 << 20
 # The folder holding the compilelint package: the child imports it from there.
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -46,6 +49,9 @@ class RunOptions:
     python: str = sys.executable
     env: dict[str, str] = field(default_factory=dict)
     keep_temp: bool = False
+    memory_limit_mb: float | None = None  # resident memory of the target's whole session
+    output_limit: int = OUTPUT_LIMIT_BYTES
+    retry_crashes: bool = True  # one more run tells a flaky crash from a reproducible one
 
 
 @dataclass(frozen=True)
@@ -101,19 +107,80 @@ def _tail(path: str, size: int = _TAIL_BYTES) -> str:
         return ""
 
 
-def _wait(process: subprocess.Popen[bytes], options: RunOptions, timeout: float) -> bool:
-    """Wait up to ``timeout``; on expiry TERM the group, then KILL. True if it timed out."""
-    try:
-        process.wait(timeout=timeout)
-        return False
-    except subprocess.TimeoutExpired:
-        _killpg(process.pid, signal.SIGTERM)
+@dataclass
+class _Watch:
+    """What the parent saw while the child ran."""
+
+    timed_out: bool = False
+    memory_mb: float = 0.0  # set when the session went over --memory-limit
+    output_dropped: dict[str, int] = field(default_factory=dict)  # stream -> bytes emptied
+
+
+def _wait(process: subprocess.Popen[bytes], options: RunOptions, timeout: float, streams: dict[str, str]) -> _Watch:
+    """Wait up to ``timeout``, watching memory and output; on a limit TERM the group, then KILL."""
+    watch = _Watch()
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            process.wait(timeout=options.grace)
+            process.wait(timeout=_POLL_S)
+            return watch
         except subprocess.TimeoutExpired:
-            _killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        return True
+            pass
+        _cap_output(streams, options.output_limit, watch)
+        if options.memory_limit_mb:
+            used = session_rss_mb(process.pid)
+            if used > options.memory_limit_mb:
+                watch.memory_mb = used
+                _stop(process, options, signal.SIGKILL)  # memory is the emergency: no grace
+                return watch
+        if time.monotonic() > deadline:
+            watch.timed_out = True
+            _stop(process, options, signal.SIGTERM)
+            return watch
+
+
+def _stop(process: subprocess.Popen[bytes], options: RunOptions, first: signal.Signals) -> None:
+    _killpg(process.pid, first)
+    try:
+        process.wait(timeout=options.grace)
+    except subprocess.TimeoutExpired:
+        _killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _cap_output(streams: dict[str, str], limit: int, watch: _Watch) -> None:
+    """Empty a stream's file once it passes ``limit``: the child keeps writing at its offset,
+    so the file becomes sparse and holds only what came after (the tail we report)."""
+    for name, path in streams.items():
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        dropped = watch.output_dropped.get(name, 0)
+        if size - dropped > limit:
+            os.truncate(path, 0)
+            watch.output_dropped[name] = size
+
+
+def session_rss_mb(session: int) -> float:
+    """Resident memory of every process in ``session`` (Linux /proc; 0 elsewhere)."""
+    total = 0
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session:
+            total += int(fields[21]) * page  # rss, in pages
+    return total / MB
 
 
 def _child_env(options: RunOptions) -> dict[str, str]:
@@ -121,11 +188,16 @@ def _child_env(options: RunOptions) -> dict[str, str]:
     path = env.get("PYTHONPATH", "")
     env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")
     env["PYTHONFAULTHANDLER"] = "1"
+    env["PYTHONSAFEPATH"] = "1"  # not the caller's folder first on sys.path (a json.py there)
     return env
 
 
-def _verdict(result: TargetRun | None, timed_out: bool, rc: int, phase: str, limit: float) -> TargetRun:
+def _verdict(result: TargetRun | None, watch: _Watch, rc: int, phase: str, limit: float, options: RunOptions) -> TargetRun:
     where = f" during {phase}" if phase else ""
+    timed_out = watch.timed_out
+    if watch.memory_mb:
+        return TargetRun(statuses.MEMORY_LIMIT,
+                         f"{watch.memory_mb:.0f} MB resident, over the {options.memory_limit_mb:g} MB --memory-limit{where}; killed")  # fmt: skip
     if result is not None and timed_out:
         note = "hung at exit after writing its result; killed"
         return replace(result, notes=(*result.notes, note))
@@ -151,17 +223,30 @@ def _read_result(path: str) -> TargetRun | None:
 
 
 def run_one(spec: TargetSpec, options: RunOptions) -> Outcome:
+    """Run one target; a crash is run once more, to tell a flaky one from a reproducible one."""
+    first = _run_once(spec, options)
+    if first.run.status != statuses.CRASHED or not options.retry_crashes:
+        return first
+    second = _run_once(spec, options)
+    if second.run.status == statuses.CRASHED:
+        run = replace(first.run, detail=f"{first.run.detail}; reproducible: crashed again on a retry")
+        return replace(first, run=run)
+    note = f"flaky: crashed once ({first.run.detail}), then ran on a retry"
+    return replace(second, run=replace(second.run, notes=(*second.run.notes, note)))
+
+
+def _run_once(spec: TargetSpec, options: RunOptions) -> Outcome:
     if spec.parse_error is not None:
         return Outcome(spec, TargetRun(statuses.IMPORT_ERROR, spec.parse_error))
     limit = spec.timeout if spec.timeout is not None else options.timeout
     folder = tempfile.mkdtemp(prefix="compilelint-verify-")
     files = {name: os.path.join(folder, name) for name in
-             ("request.json", "result.json", "phase", "stdout", "stderr")}  # fmt: skip
+             ("request.json", "result.json", "phase", "stdout", "stderr", "fault")}  # fmt: skip
     request = {"path": spec.path, "name": spec.name, "device": options.device,
                "backend": options.backend, "measure": options.measure, "compile_mode": options.compile_mode,
                "warmup": options.warmup, "repeats": options.repeats,
                "project_root": options.project_root, "result": files["result.json"],
-               "phase": files["phase"]}  # fmt: skip
+               "phase": files["phase"], "fault": files["fault"]}  # fmt: skip
     with open(files["request.json"], "w", encoding="utf-8") as handle:
         json.dump(request, handle)
     started = time.perf_counter()
@@ -173,20 +258,34 @@ def run_one(spec: TargetSpec, options: RunOptions) -> Outcome:
         )  # fmt: skip
         _GROUPS.add(process.pid)
         try:
-            timed_out = _wait(process, options, limit)
+            watch = _wait(process, options, limit, {"stdout": files["stdout"], "stderr": files["stderr"]})
         finally:
             _killpg(process.pid, signal.SIGKILL)  # orphans: grandchildren, compile workers
             _GROUPS.discard(process.pid)
     wall = time.perf_counter() - started
     phase = _tail(files["phase"], 100).strip()
-    run = _verdict(_read_result(files["result.json"]), timed_out, process.returncode, phase, limit)
-    log = _tail(files["stderr"])
+    run = _verdict(_read_result(files["result.json"]), watch, process.returncode, phase, limit, options)
+    run = replace(run, notes=(*run.notes, *_output_notes(watch)))
+    stack = _tail(files["fault"]).strip()
+    if run.status == statuses.CRASHED and stack:
+        run = replace(run, detail=f"{run.detail}; last Python stack: {_last_frame(stack)}")
+    log = (stack + "\n" if stack else "") + _tail(files["stderr"])
     stdout = _tail(files["stdout"], 1000).strip()
     if run.status != statuses.OK and stdout:
         log += "\n[stdout] ..." + stdout
     if not options.keep_temp:
         shutil.rmtree(folder, ignore_errors=True)
     return Outcome(spec, run, wall, process.returncode, process.pid, log.strip())
+
+
+def _output_notes(watch: _Watch) -> list[str]:
+    return [f"wrote {size / MB:.0f} MB to {name}; only the end was kept" for name, size in watch.output_dropped.items()]
+
+
+def _last_frame(stack: str) -> str:
+    """The innermost frame of faulthandler's dump (it lists the innermost first)."""
+    frames = [line.strip() for line in stack.splitlines() if line.strip().startswith("File ")]
+    return frames[0] if frames else stack.splitlines()[-1]
 
 
 def run_all(

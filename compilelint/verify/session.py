@@ -9,6 +9,7 @@ must not touch the GPU again. Imports torch.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -47,6 +48,25 @@ def callable_files(fn: Any, user: UserFiles) -> tuple[str, ...]:
         if source and source in user:
             files.add(canonical(source))
     return tuple(sorted(files))
+
+
+def frames_converted() -> int:
+    """Frames Dynamo has tried to convert in this process (its own counter)."""
+    from torch._dynamo.utils import counters
+
+    return int(counters["frames"]["total"])
+
+
+def why_not_compiled() -> str:
+    """What turned Dynamo off, as far as we can see."""
+    reasons = [f"{name}={os.environ[name]}" for name in ("TORCHDYNAMO_DISABLE", "TORCH_COMPILE_DISABLE")
+               if os.environ.get(name, "") == "1"]  # fmt: skip
+    if getattr(torch._dynamo.config, "disable", False):
+        reasons.append("torch._dynamo.config.disable is True")
+    code = getattr(torch.compile, "__code__", None)
+    if code is None or not code.co_filename.endswith(os.path.join("torch", "__init__.py")):
+        reasons.append(f"torch.compile was replaced (by {getattr(torch.compile, '__module__', '?')})")
+    return "; ".join(reasons) or "no frame was converted (something disabled Dynamo)"
 
 
 def _fault(base: TargetRun, exc: BaseException, where: str) -> TargetRun:
@@ -182,6 +202,7 @@ def run_loaded_target(
     enter("compile-default")
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
+    frames_before = frames_converted()
     compile_mode = str(request.get("compile_mode") or "default")
     with DynamoHooks(user) as hooks, CudagraphSkips() as skips:
         compiled = compile_fn(fn, DEFAULT, backend, compile_mode)
@@ -201,6 +222,8 @@ def run_loaded_target(
         return _after_backend_failure(base, fn, sets, user, request, default.error, enter)
     if default.error is not None:
         return _fault(base, default.error, "compile-default")
+    if frames_converted() == frames_before:  # nothing was compiled: "no break" would be a lie
+        return replace(base, status=statuses.NOT_COMPILED, detail=f"Dynamo compiled nothing: {why_not_compiled()}")
     base = replace(base, output_match=outputs_match(eager.outputs[0], default.outputs[0]))
     if override_suppress_errors() and SUPPRESS_NOTE not in base.notes:
         base = replace(base, notes=(*base.notes, SUPPRESS_NOTE))

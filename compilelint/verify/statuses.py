@@ -19,10 +19,12 @@ BACKEND_ERROR = "backend-error"  # BackendCompilerFailed (Inductor, a custom bac
 COMPILE_ERROR = "compile-error"  # any other Dynamo/Inductor failure in default mode
 ENVIRONMENT_ERROR = "environment-error"  # e.g. --device cuda and no GPU in the child
 INTERNAL_ERROR = "internal-error"  # the verifier itself failed in the child
+NOT_COMPILED = "not-compiled"  # Dynamo converted no frame (disabled): no verdict is possible
+MEMORY_LIMIT = "memory-limit"  # the target's processes passed --memory-limit; killed
 
 TARGET_STATUSES = (
     OK, IMPORT_ERROR, TARGET_ERROR, NO_RESULT, CRASHED, TIMEOUT, CUDA_OOM, CUDA_ERROR,
-    BACKEND_ERROR, COMPILE_ERROR, ENVIRONMENT_ERROR, INTERNAL_ERROR,
+    BACKEND_ERROR, COMPILE_ERROR, ENVIRONMENT_ERROR, INTERNAL_ERROR, NOT_COMPILED, MEMORY_LIMIT,
 )  # fmt: skip
 
 # Finding statuses.

@@ -34,6 +34,7 @@ FAULT_FILES = ("fault_import_error.py", "fault_syntax.py", "fault_sys_exit.py", 
 HEALTHY = "rules_targets.py"
 JOBS = 4
 VOLATILE = ("wall_s", "timing", "log_tail", "notes")
+MEMORY_LIMIT_MB = 2500  # a torch child with the eager backend stays well under it
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +53,8 @@ def mixed(data_dir: Path, marker_findings: list[Finding],
           tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[VerifyReport, float, Path]]:  # fmt: skip
     evidence = tmp_path_factory.mktemp("evidence")
     files = tuple(str(data_dir / name) for name in (HEALTHY, *FAULT_FILES))
-    options = RunOptions(timeout=90, jobs=JOBS, project_root=str(data_dir.parent.parent.parent))
+    options = RunOptions(timeout=90, jobs=JOBS, project_root=str(data_dir.parent.parent.parent),
+                         memory_limit_mb=MEMORY_LIMIT_MB)  # fmt: skip
     request = command.VerifyRequest((), files, (), options, quiet=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(command, "lint_findings", lambda paths, ran=None: (marker_findings, ""))
@@ -105,8 +107,8 @@ EXPECTED_FAULTS = {
     "<module>": (statuses.IMPORT_ERROR, "SyntaxError 1:"),
     "target_exits_at_import": (statuses.IMPORT_ERROR, "SystemExit 0"),
     "target_os_exit_at_import": (statuses.NO_RESULT, "exit 0"),
-    "target_segfault": (statuses.CRASHED, "SIGSEGV"),
-    "target_abort": (statuses.CRASHED, "SIGABRT"),
+    "target_segfault": (statuses.CRASHED, "SIGSEGV during target; last Python stack: File"),
+    "target_abort": (statuses.CRASHED, "SIGABRT during target"),
     "target_infinite_loop": (statuses.TIMEOUT, "after 3 s"),
     "target_ignores_sigterm": (statuses.TIMEOUT, "after 3 s"),
     "target_orphan_grandchild": (statuses.OK, ""),
@@ -116,6 +118,10 @@ EXPECTED_FAULTS = {
     "target_recompile_storm": (statuses.OK, ""),
     "target_suppress_errors": (statuses.OK, ""),
     "target_bad_return": (statuses.TARGET_ERROR, "must return (callable, [input sets])"),
+    "target_dynamo_config_disabled": (statuses.NOT_COMPILED, "torch._dynamo.config.disable is True"),
+    "target_compile_patched_away": (statuses.NOT_COMPILED, "torch.compile was replaced"),
+    "target_memory_hog": (statuses.MEMORY_LIMIT, f"over the {MEMORY_LIMIT_MB} MB --memory-limit during target"),
+    "target_printing_loop": (statuses.OK, ""),
 }
 
 
@@ -129,6 +135,15 @@ def test_fault_status(mixed: tuple[VerifyReport, float, Path], name: str) -> Non
 
 def test_segfault_keeps_the_python_stack(mixed: tuple[VerifyReport, float, Path]) -> None:
     assert "target_segfault" in _by_name(mixed[0])["target_segfault"]["log_tail"]
+
+
+def test_a_crash_is_retried_once_and_called_reproducible(mixed: tuple[VerifyReport, float, Path]) -> None:
+    assert "reproducible: crashed again on a retry" in _by_name(mixed[0])["target_segfault"]["detail"]
+
+
+def test_captured_output_is_capped_and_the_report_says_so(mixed: tuple[VerifyReport, float, Path]) -> None:
+    notes = _by_name(mixed[0])["target_printing_loop"]["notes"]
+    assert any("MB to stdout; only the end was kept" in note for note in notes)
 
 
 def test_recompile_storm_hits_the_limit(mixed: tuple[VerifyReport, float, Path]) -> None:

@@ -89,3 +89,28 @@ def target_suppress_errors():
 
 def target_bad_return():
     return _double
+
+
+def target_dynamo_config_disabled():
+    torch._dynamo.config.disable = True
+    return _double, [(torch.ones(3),)]
+
+
+def target_compile_patched_away():
+    torch.compile = lambda fn=None, **kwargs: fn
+    return _double, [(torch.ones(3),)]
+
+
+def target_memory_hog():
+    hoard = []
+    for _ in range(32):  # 256 MB at a time, up to 8 GB: the --memory-limit stops it first
+        hoard.append(bytearray(256 << 20))
+        time.sleep(0.05)
+    return _double, [(torch.ones(3),)]
+
+
+def target_printing_loop():
+    line = "y" * 1023 + "\n"
+    for _ in range(200 * 1024):  # 200 MB, over the 64 MB cap on captured output
+        sys.stdout.write(line)
+    return _double, [(torch.ones(3),)]
