@@ -140,3 +140,19 @@ def test_bytes_outside_the_fix_keep_their_semicolons_and_line_endings() -> None:
     result = fix_source(source, "m.py", DEFAULT_SETTINGS, unsafe=False)
     assert result.error is None
     assert result.fixed.endswith(b"            print(x)\r\n        y = x;\r\n        z = 1;\n        return x\r\n")
+
+
+def test_attribute_constructors_follow_subclasses_and_bases() -> None:
+    import ast
+
+    from compilelint.analysis.constructors import attribute_constructors
+    from compilelint.analysis.module_index import build_index
+
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Base(nn.Module):\n    def forward(self, x):\n        return self.rnn(x)\n\n\n"
+        "class LSTM2d(Base):\n    def __init__(self):\n        super().__init__()\n        self.rnn = nn.LSTM(3, 3)\n\n\n"
+        "class GRU2d(LSTM2d):\n    def __init__(self):\n        super().__init__()\n        self.rnn = nn.GRU(3, 3)\n"
+    )
+    index = build_index(ast.parse(source), False, source)
+    assert attribute_constructors(index, index.classes["Base"], "rnn") == {"torch.nn.LSTM", "torch.nn.GRU"}
+    assert attribute_constructors(index, index.classes["GRU2d"], "rnn") == {"torch.nn.LSTM", "torch.nn.GRU"}

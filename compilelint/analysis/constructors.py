@@ -22,13 +22,44 @@ def attribute_constructors(index: ModuleIndex, cls: ClassInfo, name: str) -> fro
     """Qualified names of the classes whose instances ``self.name`` may hold (in containers
     too), from the assignments to it in the methods of ``cls``, its local bases and its local
     subclasses (timm's ``RNN2dBase.forward`` calls the ``nn.LSTM`` that ``LSTM2d`` builds)."""
-    found: set[str] = set()
-    for owner in [c for c in index.classes.values() if cls in c.mro()] or [cls]:
-        for klass in owner.mro():
+    key = (id(cls), name)
+    if key not in index.constructor_memo:
+        found: set[str] = set()
+        for klass in _related(index, cls):
             if klass.constructors is None:
                 klass.constructors = _class_constructors(index, klass)
             found |= klass.constructors.get(name, frozenset())
-    return frozenset(found)
+        index.constructor_memo[key] = frozenset(found)
+    return index.constructor_memo[key]
+
+
+def _related(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:
+    """``cls``, its local subclasses, and every class in their mros: one walk with one
+    ``seen`` set (a chain of N subclasses costs O(N), not O(N) per subclass)."""
+    if index.subclass_map is None:
+        index.subclass_map = {}
+        for klass in index.classes.values():
+            for base in klass.local_bases:
+                index.subclass_map.setdefault(id(base), []).append(klass)
+    subclasses = index.subclass_map
+    owners, seen, stack = [], {id(cls)}, [cls]
+    while stack:  # cls and its descendants, that the file still binds by name
+        klass = stack.pop()
+        owners.append(klass)
+        for sub in subclasses.get(id(klass), []):
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                stack.append(sub)
+    related: list[ClassInfo] = []
+    seen, stack = set(), owners
+    while stack:  # and their ancestors
+        klass = stack.pop()
+        if id(klass) in seen:
+            continue
+        seen.add(id(klass))
+        related.append(klass)
+        stack.extend(klass.local_bases)
+    return related
 
 
 def local_bases(index: ModuleIndex, name: str) -> frozenset[str]:

@@ -176,6 +176,9 @@ class ModuleIndex:
     text: str = ""
     all_classes: list[ClassInfo] = field(default_factory=list)  # every class statement, in order
     _calls_in_classes: Counter[str] | None = None
+    # analysis.constructors' caches: local subclasses by id(base); (id(class), attr) -> names
+    subclass_map: dict[int, list[ClassInfo]] | None = None
+    constructor_memo: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
 
     def instantiated(self, cls: ClassInfo) -> bool:
         """Whether another class of the file builds this one: it is then a submodule, not an
