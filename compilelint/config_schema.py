@@ -44,7 +44,7 @@ KEYS = (
     Key("per-file-ignores", "code-table", "Glob (relative to this pyproject.toml) = rule code prefixes to disable in matching files."),
     Key("torch-version", "string", "The torch release findings assume (`\"2.11\"`); default: the installed torch's version."),
     Key("max-file-size", "number", "Per-file budget in MB (default 5): larger files get one CL999 'skipped' finding; 0: no limit."),
-    Key("max-file-seconds", "number", "Per-file analysis time budget in seconds (default 60): slower files get one CL999 'skipped' finding; 0: no limit."),
+    Key("max-file-seconds", "number", "Per-file analysis budget in CPU seconds (default 60): slower files get one CL999 'skipped' finding; 0: no limit."),
     Key("verify", "table", "Settings of `compilelint verify`.", VERIFY_KEYS),
 )
 
