@@ -138,6 +138,9 @@ def _split(values: Iterable[str]) -> list[str]:
 @click.option("--output-format", "--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="text",
               help="text (default): findings with source; concise: one line each; json: one array; json-lines; sarif; github: workflow annotations; gitlab: code quality; junit: XML.")
 @click.option("--output-file", "-o", metavar="FILE", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("--follow-imports", type=click.Choice(["installed", "project", "none"]), default=None,
+              help="Follow compiled code into installed packages (default), only the run's files, or no other file.")
+@click.option("--python-executable", metavar="PYTHON", default=None, help="Follow into this interpreter's site-packages.")
 @click.option("--statistics", is_flag=True, help="Show a count per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the findings: no summary line, no progress bar.")
 @click.option("--verbose", "-v", is_flag=True, help="Also say which configs were used, how many files were checked, and the time.")
@@ -159,7 +162,8 @@ def _split(values: Iterable[str]) -> list[str]:
 @click.option("--torch-version", metavar="X.Y", help="The torch release findings assume [default: the installed one].")
 def check(paths: tuple[str, ...], select: tuple[str, ...], ignore: tuple[str, ...], extend_select: tuple[str, ...],
           exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: bool | None,
-          respect_gitignore: bool | None, no_cache: bool, torch_version: str | None, **options: Any) -> int:  # fmt: skip
+          respect_gitignore: bool | None, no_cache: bool, torch_version: str | None, follow_imports: str | None,
+          python_executable: str | None, **options: Any) -> int:  # fmt: skip
     """Lint PATHS (files or folders; '-' reads stdin). Default: the current folder.
 
     Exit status: 0 no findings, 1 findings, 2 usage or configuration error, or a path that
@@ -174,6 +178,8 @@ def check(paths: tuple[str, ...], select: tuple[str, ...], ignore: tuple[str, ..
         "force_exclude": force_exclude,
         "respect_gitignore": respect_gitignore,
         "torch_version": torch_version,
+        "follow_imports": follow_imports or "",
+        "python_executable": python_executable or "",
     }
     request = CheckRequest(paths=paths, overrides=overrides, cache=not no_cache, **options)
     return run_check(request, show_unsafe=request.unsafe_fixes)

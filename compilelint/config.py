@@ -57,6 +57,7 @@ MAX_FILE_SECONDS = 60.0
 # libcst, which --fix needs, takes about a minute per 100,000 nodes (a 0.5 MB tuple literal);
 # counted in nodes, not bytes, so a large docstring or data string costs nothing.
 MAX_FIX_NODES = 250_000
+FOLLOW_IMPORTS = ("installed", "project", "none")
 
 
 class ConfigError(Exception):
@@ -105,6 +106,12 @@ class Settings:
     max_file_bytes: int = int(MAX_FILE_MB * (1 << 20))  # larger files: CL999 "skipped"; 0: no limit
     max_file_seconds: float = MAX_FILE_SECONDS  # analysis time per file; 0: no limit
     max_fix_nodes: int = MAX_FIX_NODES  # --fix leaves files with more syntax nodes alone, saying so
+    # like mypy's: "installed" follows compiled code into site-packages, "project" only
+    # into the files of the run, "none" into no other file
+    follow_imports: str = "installed"
+    python_executable: str | None = None  # whose site-packages to follow (default: ours)
+    package_cache_dir: str | None = None  # package summaries; "" keeps them in memory only
+    package_paths: tuple[str, ...] = ()  # folders searched for packages before site-packages
 
     def enabled_codes(self, codes: Sequence[str], path: str | None = None) -> frozenset[str]:
         enabled: set[str] = set()
@@ -316,6 +323,7 @@ def _from_pyproject(settings: Settings, path: Path) -> Settings:
         if "torch-version" in table else settings.torch_version,
         max_file_bytes=int(table.get("max-file-size", MAX_FILE_MB) * (1 << 20)),
         max_file_seconds=float(table.get("max-file-seconds", MAX_FILE_SECONDS)),
+        **_follow_settings(table, where, path.parent, settings),
     )
 
 
@@ -327,6 +335,20 @@ def _torch_version(value: str, where: str) -> str:
     except ValueError as error:
         raise ConfigError(f"{where}: {error}") from error
     return value
+
+
+def _follow_settings(table: Mapping[str, Any], where: str, root: Path, settings: Settings) -> dict[str, Any]:
+    follow = table.get("follow-imports", settings.follow_imports)
+    if follow not in FOLLOW_IMPORTS:
+        raise ConfigError(f"{where}: 'follow-imports' must be one of {', '.join(FOLLOW_IMPORTS)}, got {follow!r}")
+    changes: dict[str, Any] = {"follow_imports": follow}
+    if "package-paths" in table:
+        changes["package_paths"] = tuple(str(root / p) for p in table["package-paths"])
+    for key, attribute in (("python-executable", "python_executable"), ("package-cache-dir", "package_cache_dir")):
+        if key in table:
+            value = table[key]
+            changes[attribute] = str(root / os.path.expanduser(value)) if value else value
+    return changes
 
 
 def _verify_targets(targets: Sequence[str], root: Path, where: str) -> tuple[str, ...]:
@@ -351,6 +373,12 @@ def _with_overrides(settings: Settings, overrides: Mapping[str, Any]) -> Setting
     changes: dict[str, Any] = {"layers": settings.layers + (layer,)}
     if overrides.get("exclude"):
         changes["exclude"] = tuple(overrides["exclude"])
+    if overrides.get("follow_imports"):
+        if overrides["follow_imports"] not in FOLLOW_IMPORTS:
+            raise ConfigError(f"--follow-imports must be one of {', '.join(FOLLOW_IMPORTS)}")
+        changes["follow_imports"] = overrides["follow_imports"]
+    if overrides.get("python_executable"):
+        changes["python_executable"] = overrides["python_executable"]
     if overrides.get("extend_exclude"):
         changes["extend_exclude"] = settings.extend_exclude + tuple(overrides["extend_exclude"])
     for flag in ("respect_gitignore", "force_exclude"):

@@ -46,6 +46,10 @@ KEYS = (
     Key("max-file-size", "number", "Per-file budget in MB (default 5): larger files get one CL999 'skipped' finding; 0: no limit."),
     Key("max-file-seconds", "number", "Per-file analysis budget in CPU seconds (default 60): slower files get one CL999 'skipped' finding; 0: no limit."),
     Key("verify", "table", "Settings of `compilelint verify`.", VERIFY_KEYS),
+    Key("follow-imports", "string", "Follow compiled code into installed packages (`installed`, default), only into the run's files (`project`), or into no other file (`none`)."),
+    Key("python-executable", "string", "The interpreter whose site-packages are followed (default: the one running compilelint); relative to this pyproject.toml."),
+    Key("package-paths", "strings", "Folders searched for packages before site-packages, relative to this pyproject.toml."),
+    Key("package-cache-dir", "string", "Where package summaries are kept (default `$COMPILELINT_CACHE_DIR` or `~/.cache/compilelint`); `\"\"` keeps them in memory."),
 )
 
 

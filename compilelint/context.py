@@ -7,12 +7,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from compilelint.analysis.call_conditions import Condition, describe, early_returns
-from compilelint.analysis.calls import builtin_name
+from compilelint.analysis.calls import builtin_name, imported_root
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.findings import Fix, Mode
+from compilelint.installed import PackageCalls, ReachedBreaks
 
 # Holders whose ``test`` Python evaluates for truth.
 TEST_HOLDERS = (ast.If, ast.While, ast.IfExp, ast.Assert)
@@ -34,6 +35,7 @@ class RawFinding:
     fix_data: object = None
     only_when: tuple[str, ...] = ()
     claim: str = ""
+    reaches: tuple[str, ...] = ()
 
 
 @dataclass
@@ -50,6 +52,7 @@ class RuleContext:
     evaluator: Evaluator | None = None
     parents: dict[int, ast.AST] = field(default_factory=dict)
     rule: object = None  # the Rule being run; set by the dispatcher
+    packages: PackageCalls | None = None  # summaries of installed packages, when followed
 
     # --- questions -----------------------------------------------------------------------
     def kind(self, node: ast.expr) -> Kind:
@@ -88,6 +91,40 @@ class RuleContext:
     def callee(self, call: ast.Call) -> FunctionInfo | None:
         """The function in this file that ``call`` runs, when the analysis resolved it."""
         return self.analysis.callee(call) if self.analysis is not None else None
+
+    def package_breaks(self, call: ast.Call) -> ReachedBreaks | None:
+        """What ``call`` breaks on inside an installed package, with the kinds it passes
+        (None when it calls no installed package, or nothing there breaks)."""
+        if self.packages is None or self.evaluator is None:
+            return None
+        target = self.package_target(call)
+        if target is None:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            positional: tuple[Kind, ...] = ()
+        else:
+            positional = tuple(self.kind(a) for a in call.args)
+        keywords = tuple((k.arg, self.kind(k.value)) for k in call.keywords if k.arg)
+        return self.packages.reached(target, positional, keywords)
+
+    def package_target(self, call: ast.Call) -> str | None:
+        """The dotted name of what ``call`` runs, when it is imported: ``odeint(...)``,
+        ``einops.rearrange(...)``, or a method of an imported class held in ``self``
+        (``self.conv(x)`` runs ``GATConv.forward``, ``self.crf.decode(e)`` ``CRF.decode``)."""
+        assert self.evaluator is not None
+        func, sink = call.func, self.evaluator.sink
+        if self.callee(call) is not None:
+            return None
+        if imported_root(self.evaluator, func):
+            return self.qualname(func)
+        held = sink.imported_instance(func)
+        if held is not None:
+            return f"{held}.forward"
+        if isinstance(func, ast.Attribute):
+            held = sink.imported_instance(func.value)
+            if held is not None:
+                return f"{held}.{func.attr}"
+        return None
 
     def static_value(self, test: ast.expr) -> bool | None:
         """The value ``test`` has under Dynamo whatever the inputs (is_compiling() ...)."""
@@ -196,6 +233,7 @@ class RuleContext:
         fix_data: object = None,
         only_when: tuple[str, ...] = (),
         claim: str | None = None,
+        reaches: tuple[str, ...] = (),
     ) -> None:
         """``claim`` names the measured behaviour this finding predicts (default: the rule's
         code); ``rules/claims/<release>.json`` holds what each release does for it."""
@@ -214,5 +252,6 @@ class RuleContext:
                 fix_data=fix_data,
                 only_when=only_when,
                 claim=claim or getattr(rule, "code"),
+                reaches=reaches,
             )
         )

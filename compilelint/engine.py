@@ -21,6 +21,7 @@ from compilelint.files import SourceError, decode_source, discover, read_source
 from compilelint.findings import FileResult, Finding, Mode
 from compilelint.newer_syntax import syntax_message
 from compilelint.pool import WorkerPool, sigterm_unwinds
+from compilelint.installed import PackageCalls, follower_for
 from compilelint.positions import LineIndex
 from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
@@ -53,12 +54,14 @@ def lint_source(
     entries: Sequence[EntryPoint] = (),
     module: str | None = None,
     tree: ast.Module | None = None,
+    roots: bool = True,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
     ``entries`` are functions of this file that other files' compiled regions call;
     ``module`` is the file's dotted name, to resolve its relative imports; ``tree`` is
-    the file already parsed (flake8 passes one), to save parsing it again.
+    the file already parsed (flake8 passes one), to save parsing it again. ``roots=False``
+    analyses only what ``entries`` reach (a package file a user's call runs into).
     """
     try:
         text = decode_source(source) if isinstance(source, bytes) else source
@@ -81,9 +84,11 @@ def lint_source(
     deadline = Deadline(settings.max_file_seconds)
     parsed = tree
 
+    packages = _package_calls(settings, path)
+
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
-        return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate)
+        return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages)
 
     try:
         try:
@@ -99,7 +104,15 @@ def lint_source(
     findings = _kept_findings(raw, failures, path, LineIndex(text), settings)
     if settings.release_claims:
         findings = for_release(findings, assume(settings.torch_version))
-    return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module))
+    depends_on = tuple(sorted(packages.depends_on)) if packages is not None else ()
+    return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on)
+
+
+def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
+    follower = follower_for(settings)
+    if follower is None:
+        return None
+    return PackageCalls(follower, path, settings.enabled_codes([rule.code for rule in all_rules()], path))
 
 
 def _kept_findings(
@@ -185,6 +198,8 @@ def _analyse(
     break_rules: Sequence[Rule] = (),
     deadline: Deadline = NO_DEADLINE,
     isolate: bool = False,
+    roots: bool = True,
+    packages: PackageCalls | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
@@ -193,8 +208,8 @@ def _analyse(
     analysis = RegionAnalysis(index, deadline, isolate)
     for entry in entries:
         analysis.add_entry(entry)
-    analysis.run()
-    ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
+    analysis.run(roots=roots)
+    ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)
     dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx, deadline)
     for state in list(analysis.regions()):
         deadline.check()
@@ -207,7 +222,7 @@ def _analyse(
             dispatcher.failures.append(RegionStopped(state.info, "nesting too deep"))
     module_rules = [r for r in rules if r.scope == "module"]
     if module_rules:
-        module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append)
+        module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)
         module_dispatcher = Dispatcher(module_rules, module_ctx, deadline)
         module_dispatcher.walk_module(tree)
         dispatcher.failures.extend(module_dispatcher.failures)
@@ -242,6 +257,7 @@ def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
         fix_data=raw.fix_data,
         only_when=raw.only_when,
         claim=raw.claim or raw.code,
+        reaches=raw.reaches,
     )
 
 
@@ -279,13 +295,17 @@ def _error_result(
 
 
 def lint_file(
-    path: str, settings: Settings = DEFAULT_SETTINGS, entries: Sequence[EntryPoint] = (), module: str | None = None
+    path: str,
+    settings: Settings = DEFAULT_SETTINGS,
+    entries: Sequence[EntryPoint] = (),
+    module: str | None = None,
+    roots: bool = True,
 ) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
-    return lint_source(text, path, settings, entries, module)
+    return lint_source(text, path, settings, entries, module, roots=roots)
 
 
 Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings]
@@ -370,7 +390,8 @@ def _cross_file_rounds(
     entries: dict[str, dict[str, EntryPoint]] = {}
     pending = list(results.values())
     for _ in range(CROSS_FILE_ROUNDS):
-        changed = collect_entries(pending, modules, entries)
+        # follow-imports = "none": a file's calls lead nowhere, even into the run's files
+        changed = collect_entries([r for r in pending if settings_of[r.path].follow_imports != "none"], modules, entries)
         if not changed:
             break
         jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]

@@ -75,6 +75,9 @@ class Finding:
     # (compilelint/torch_versions.py).
     torch_release: str = ""
     torch_reason: str = ""
+    # Files inside installed packages the flagged call runs into (CL150): a Dynamo break
+    # in one of them, reached from this line, confirms the finding.
+    reaches: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -12,6 +12,8 @@ class ModeResult:
     breaks: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, gb_type)
     error: str | None = None
     error_sites: list[tuple[str, int]] = field(default_factory=list)
+    # breaks inside the fixture's installed packages (its site-packages/): (file, line)
+    package_sites: list[tuple[str, int]] = field(default_factory=list)
 
 
 def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool, backend: str = "eager") -> ModeResult:
@@ -22,7 +24,15 @@ def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool, backend: str 
     mode = "fullgraph" if fullgraph else "default"
     recording = verify_record(fn, inputs, mode=mode, backend=backend, user_roots=[folder])
     result = ModeResult(breaks=[(e.path, e.line, e.gb_type) for e in recording.events if e.path == path])
+    packages = os.path.join(folder, "site-packages") + os.sep
+    for event in recording.events:
+        inside = event.inner[-1] if event.inner else None
+        site = (inside.path, inside.line) if inside else (event.path, event.line)
+        if site[0].startswith(packages):
+            result.package_sites.append(site)
     error = recording.error
+    if error is not None and error.inner and error.inner[-1].path.startswith(packages):
+        result.package_sites.append((error.inner[-1].path, error.inner[-1].line))
     if error is not None:
         result.error = f"{error.type}: {error.message.splitlines()[0] if error.message else ''}"
         if error.path == path and error.line:

@@ -9,7 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from dataclasses import replace
 from typing import Any
+
+from compilelint.config import DEFAULT_SETTINGS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -28,6 +31,15 @@ class RuleFixtures:
     @property
     def clean(self) -> Path:
         return self.folder / "clean.py"
+
+    @property
+    def settings(self) -> Settings:
+        """Default settings; a ``site-packages/`` folder in the fixture folder holds the
+        packages its files call into (CL150), searched first, with summaries in memory."""
+        packages = self.folder / "site-packages"
+        if not packages.is_dir():
+            return DEFAULT_SETTINGS
+        return replace(DEFAULT_SETTINGS, package_paths=(str(packages),), package_cache_dir="")
 
 
 def rule_fixture_folders() -> list[RuleFixtures]:

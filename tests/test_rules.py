@@ -7,6 +7,7 @@ import re
 import pytest
 from fixture_support import RuleFixtures, expected_findings, rule_fixture_folders
 
+from compilelint.config import DEFAULT_SETTINGS
 from compilelint.engine import lint_file, lint_source
 from compilelint.registry import all_rules
 
@@ -29,7 +30,7 @@ def test_every_rule_has_fixtures() -> None:
 
 @pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
 def test_flagged_fixture_matches_markers(fixtures: RuleFixtures) -> None:
-    findings = lint_file(str(fixtures.flagged)).findings
+    findings = lint_file(str(fixtures.flagged), fixtures.settings).findings
     found = {(f.line, f.code) for f in findings}
     assert found == expected_findings(fixtures.flagged)
     assert any(f.code == fixtures.code for f in findings)
@@ -37,7 +38,7 @@ def test_flagged_fixture_matches_markers(fixtures: RuleFixtures) -> None:
 
 @pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
 def test_clean_fixture_is_silent(fixtures: RuleFixtures) -> None:
-    assert [f"{f.line}: {f.code} {f.message}" for f in lint_file(str(fixtures.clean)).findings] == []
+    assert [f"{f.line}: {f.code} {f.message}" for f in lint_file(str(fixtures.clean), fixtures.settings).findings] == []
 
 
 @pytest.mark.parametrize("fixtures", FIXTURES, ids=_ids(FIXTURES))
@@ -55,12 +56,13 @@ def _code_blocks(doc: str, section: str) -> list[str]:
 def test_docstring_example_is_flagged_and_alternative_is_clean(rule: object) -> None:
     doc = rule.doc()  # type: ignore[attr-defined]
     code = rule.code  # type: ignore[attr-defined]
+    settings = next((f.settings for f in FIXTURES if f.code == code), None)
     examples = _code_blocks(doc, "## Example")
     alternatives = _code_blocks(doc, "## Use instead")
     assert examples and alternatives
     for example in examples:
-        codes = {f.code for f in lint_source(EXAMPLE_HEADER + example, "example.py").findings}
+        codes = {f.code for f in lint_source(EXAMPLE_HEADER + example, "example.py", settings or DEFAULT_SETTINGS).findings}
         assert code in codes, example
     for alternative in alternatives:
-        findings = lint_source(EXAMPLE_HEADER + alternative, "alternative.py").findings
+        findings = lint_source(EXAMPLE_HEADER + alternative, "alternative.py", settings or DEFAULT_SETTINGS).findings
         assert [f.code for f in findings] == [], alternative

@@ -51,12 +51,12 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return kind | _literal(evaluator, name, node)
     if name is not None and name.startswith("math."):
         return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
-    if name is not None and name.startswith("numpy.") and _imported_root(evaluator, node.func):
+    if name is not None and name.startswith("numpy.") and imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)
         if isinstance(node.func, ast.Attribute):
             evaluator.kind(node.func.value)
         return K.numpy_function_kind(name)
-    if name is not None and _imported_root(evaluator, node.func):
+    if name is not None and imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
     elif isinstance(node.func, ast.Name) and _from_star_import(evaluator, node.func.id):
         for module in evaluator.index.imports.stars:  # from .utils import *: one of them defines it
@@ -257,7 +257,7 @@ def _keeps_first_dimension(index: ast.expr, value: Kind) -> bool:
     return isinstance(index, ast.Constant) and index.value == 0
 
 
-def _imported_root(evaluator: Evaluator, func: ast.expr) -> bool:
+def imported_root(evaluator: Evaluator, func: ast.expr) -> bool:
     root = func
     while isinstance(root, ast.Attribute):
         root = root.value

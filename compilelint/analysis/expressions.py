@@ -76,6 +76,8 @@ class CallSink(Protocol):
 
     def element_instance(self, iterable: ast.expr) -> ClassInfo | None: ...
 
+    def imported_instance(self, node: ast.expr) -> str | None: ...
+
 
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""

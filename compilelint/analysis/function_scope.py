@@ -165,6 +165,11 @@ class FunctionScope:
         own = self._own_attribute(node)
         return attribute_class(self.analysis.index, *own) if own else None
 
+    def imported_instance(self, node: ast.expr) -> str | None:
+        """``self.conv`` built from an imported class in ``__init__``: that class's name."""
+        own = self._own_attribute(node)
+        return external_attribute_class(self.analysis.index, *own) if own else None
+
     def element_instance(self, iterable: ast.expr) -> ClassInfo | None:
         own = self._own_attribute(iterable)
         return element_class(self.analysis.index, *own) if own else None

@@ -133,14 +133,15 @@ class RegionAnalysis:
             )
 
     # --- building ------------------------------------------------------------------------
-    def run(self) -> None:
-        for info in find_roots(self.index):
+    def run(self, roots: bool = True) -> None:
+        """``roots=False``: only the entry points are compiled (a package file a call reaches)."""
+        for info in find_roots(self.index) if roots else ():
             state = self._add(info, (info.qualname,), root=True)
             if state.root:
                 state.params.update(self._literal_arguments(info))
-        roots = compile_call_roots(self.index)
-        for target in roots.external:  # compiled here, defined there; called with literals here
-            positional, keywords = literal_arguments(roots.external_calls.get(target, []), self.index)
+        compiled = compile_call_roots(self.index)
+        for target in compiled.external if roots else ():  # compiled here, defined there; called with literals here
+            positional, keywords = literal_arguments(compiled.external_calls.get(target, []), self.index)
             self.forwarded[(target, ())] = ExternalCall(target, positional, keywords, (), root=True)
         while self._worklist:
             state = self._worklist.popleft()

@@ -169,6 +169,16 @@ def compile_call_roots(index: ModuleIndex) -> Roots:
     return roots
 
 
+def external_targets_of(index: ModuleIndex, call: ast.Call) -> list[str]:
+    """What one compile call (or compiler call) compiles from other modules:
+    ``torch.compile(crf.decode)`` with ``crf = CRF(...)`` -> ``["torchcrf.CRF.decode"]``."""
+    roots = Roots([], [])
+    for target, owner in index.compile_sites.targets:
+        if any(target is argument for argument in call.args):
+            _resolve_target(index, target, owner, roots)
+    return roots.external
+
+
 def _resolve_target(index: ModuleIndex, target: ast.expr, owner: str | None, roots: Roots) -> None:
     if isinstance(target, ast.Call):  # torch.compile(Net()): a class built; not make_model()
         name = index.qualname(target.func) or ""

@@ -104,7 +104,11 @@ def stack_of(exc: BaseException) -> tuple[Frame, ...]:
 def compile_error(exc: BaseException, user: UserFiles) -> CompileError:
     """A compiled run's exception, pointed at its innermost user frame when it has one."""
     root, _ = root_cause(exc)
-    stack = attribute(stack_of(root), user) or attribute(stack_of(exc), user)
+    raw = stack_of(root)
+    stack = attribute(raw, user)
+    if not stack:
+        raw = stack_of(exc)
+        stack = attribute(raw, user)
     gb_type = getattr(root, "gb_type", None)
     message = " ".join(str(exc).split())[:600]
     return CompileError(
@@ -115,6 +119,7 @@ def compile_error(exc: BaseException, user: UserFiles) -> CompileError:
         path=stack[-1].path if stack else None,
         line=stack[-1].line if stack else None,
         explanation=explanation_of(root),
+        inner=raw[len(stack) :] if stack else raw,  # no user frame: the package's own
     )
 
 
@@ -258,9 +263,11 @@ class DynamoHooks:
         raw = stack_of(root) or stack_of(exc)
         if not raw and user_stack:
             raw = tuple(Frame(canonical(s.filename), int(s.lineno or 0), s.name) for s in user_stack)
-        stack = attribute(raw, self.user) or raw[-1:]
+        attributed = attribute(raw, self.user)
+        stack = attributed or raw[-1:]
         if not stack:
             return
+        inner = raw[len(attributed) :] if attributed else ()
         gb_type = _wrapped_gb_type(root) if _gb_type(root) == _LOOP_WRAPPER else _gb_type(root)
         self.events.append(
             BreakEvent(
@@ -274,6 +281,7 @@ class DynamoHooks:
                 wrapped_by=wrapper,
                 input_set=self.input_set,
                 skipped_lines=_root_code_span(translator) if wrapper else None,
+                inner=inner,
             )
         )
 

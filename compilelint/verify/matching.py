@@ -3,7 +3,11 @@
 An event matches a finding in the same file when the event's line lies in the finding's
 statement span. When several findings contain the line, the ones whose own range holds
 it win, then the narrowest statement span: a finding on an ``if`` must not claim a
-``print`` inside its body. No torch here.
+``print`` inside its body. A call-site finding for an installed package (CL150/CL151,
+``Finding.reaches``) is confirmed by a break inside one of the package files its chain
+reaches, either below its own line (the event's inner frames) or in a frame Dynamo
+started inside the package; a break of the user's line itself does not confirm it.
+No torch here.
 """
 
 from __future__ import annotations
@@ -60,11 +64,33 @@ def _own_span(finding: Finding) -> tuple[int, int]:
     return (finding.line, max(finding.end_line, finding.line))
 
 
-def _claimants(event: BreakEvent, by_path: dict[str, list[Finding]]) -> list[Finding]:
+def _reaches(finding: Finding, event: BreakEvent) -> bool:
+    """Whether the break lies in a package file the finding's call runs into."""
+    inside = event.inner[-1].path if event.inner else event.path
+    return inside in finding.reaches
+
+
+def _package_claimants(event: BreakEvent, reaching: Sequence[Finding]) -> list[Finding]:
+    """Call-site findings a break in a package file confirms: those on the event's user
+    stack, else (a frame Dynamo started inside the package) every one that reaches it."""
+    found = [f for f in reaching if _reaches(f, event)]
+    on_stack = [
+        f for f in found
+        if any(frame.path == canonical(f.path) and statement_span(f)[0] <= frame.line <= statement_span(f)[1]
+               for frame in event.stack)
+    ]  # fmt: skip
+    return on_stack or ([] if event.inner else found)
+
+
+def _claimants(event: BreakEvent, by_path: dict[str, list[Finding]], reaching: Sequence[Finding] = ()) -> list[Finding]:
     """The findings an event confirms (see the module docstring for the order)."""
+    if event.inner or any(event.path in f.reaches for f in reaching):
+        claimed = _package_claimants(event, reaching)
+        if claimed:
+            return claimed
     candidates = [
         f for f in by_path.get(event.path, ())
-        if statement_span(f)[0] <= event.line <= statement_span(f)[1]
+        if statement_span(f)[0] <= event.line <= statement_span(f)[1] and not f.reaches
     ]  # fmt: skip
     exact = [f for f in candidates if _own_span(f)[0] <= event.line <= _own_span(f)[1]]
     if exact:
@@ -206,10 +232,11 @@ def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
         return TargetMatch((), ())  # nothing can be concluded from a run that failed
     # a failing backend: the events come from a second run with backend="eager"
     by_path = _group(findings)
+    reaching = [f for f in findings if f.reaches]
     hits: dict[int, list[BreakEvent]] = {}
     unclaimed: list[BreakEvent] = []
     for event in run.events:
-        claimants = _claimants(event, by_path)
+        claimants = _claimants(event, by_path, reaching)
         for finding in claimants:
             hits.setdefault(id(finding), []).append(event)
         if not claimants:

@@ -48,6 +48,9 @@ class BreakEvent:
     # Lines of the function Dynamo then ran eager whole ("graph break in loop"): it never
     # traced them, so a finding there is not reached by the compiler, not disproved.
     skipped_lines: tuple[int, int] | None = None
+    # Frames below the user's (installed packages, the standard library), outermost
+    # first: where in torchdiffeq the user's ``odeint(...)`` call broke
+    inner: tuple[Frame, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -66,6 +69,7 @@ class BreakEvent:
             "input_set": self.input_set,
             "count": self.count,
             "skipped_lines": list(self.skipped_lines) if self.skipped_lines else None,
+            "inner": [frame.to_json() for frame in self.inner],
         }
 
     @staticmethod
@@ -82,6 +86,7 @@ class BreakEvent:
             input_set=int(data.get("input_set", 0)),
             count=int(data.get("count", 1)),
             skipped_lines=_span(data.get("skipped_lines")),
+            inner=tuple(Frame.from_json(item) for item in data.get("inner", [])),
         )
 
 
@@ -100,13 +105,19 @@ class CompileError:
     path: str | None = None
     line: int | None = None
     explanation: str = ""
+    inner: tuple[Frame, ...] = ()  # frames inside installed packages, below (path, line)
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        data = dict(self.__dict__)
+        data["inner"] = [frame.to_json() for frame in self.inner]
+        return data
 
     @staticmethod
     def from_json(data: dict[str, Any] | None) -> CompileError | None:
-        return None if data is None else CompileError(**data)
+        if data is None:
+            return None
+        inner = tuple(Frame.from_json(item) for item in data.get("inner", []))
+        return CompileError(**{**data, "inner": inner})
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from compilelint.verify.backend_failure import backend_failure
 from compilelint.verify.coverage import LineCoverage
 from compilelint.verify.dynamo_hooks import DynamoHooks, compile_error
 from compilelint.verify.measure import median_ms, outputs_match
-from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, CompileError, TargetRun, Timing
+from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, CompileError, Frame, TargetRun, Timing
 from compilelint.verify.recorder import compile_fn, override_suppress_errors, run_phase, to_device
 from compilelint.verify.statuses import classify_compile_failure, describe_exception, is_cuda_fault
 from compilelint.verify.targets import InputSet, LoadedTarget
@@ -86,7 +86,8 @@ def _as_event(error: CompileError) -> BreakEvent | None:
         return None  # not a break at a line: reported under recompiles
     gb_type = error.gb_type or error.type.rsplit(".", 1)[-1]
     explanation = error.explanation or error.message[:300]
-    return BreakEvent(FULLGRAPH, error.path, error.line, gb_type, error.gb_id, explanation)
+    stack = (Frame(error.path, error.line, ""),) if error.inner else ()
+    return BreakEvent(FULLGRAPH, error.path, error.line, gb_type, error.gb_id, explanation, stack=stack, inner=error.inner)
 
 
 def _measure(fn: Callable[..., Any], compiled: Callable[..., Any], inputs: InputSet,

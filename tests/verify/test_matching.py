@@ -174,3 +174,24 @@ def test_recompiles_no_finding_explains_are_missed(make_finding: Callable[..., F
     report = build_report([_outcome("t", run((), (10, 14), recompiles=storm))], [match], [PATH], [])
     assert report.missed_recompile_count() == 1 and report.exit_code() == EXIT_BREAKS
     assert to_json(report)["targets"][0]["recompiles"]["missed"] == [unexplained.describe()]
+
+
+PACKAGE_FILE = "/venv/site-packages/solver/steps.py"
+
+
+def test_a_break_inside_a_package_confirms_the_call_site_finding(make_finding: Callable[..., Finding]) -> None:
+    from dataclasses import replace
+
+    call_site = replace(make_finding(PATH, 10, "CL150"), reaches=(PACKAGE_FILE,))
+    inner = (Frame(PACKAGE_FILE, 42, "step"),)
+    below_the_call = event(10, gb="Data-dependent branching", gb_id="GB0170", inner=inner)
+    own_frame = BreakEvent("default", PACKAGE_FILE, 43, "Data-dependent branching", "GB0170", "", inner[:1])
+    [status] = match_target(run((below_the_call, own_frame), (10,)), [call_site]).findings
+    assert status.status == statuses.CONFIRMED
+    # a break of the user's line itself (no frame below it) does not confirm a CL150 there
+    [alone] = match_target(run((event(10),), (10,)), [call_site]).findings
+    assert alone.status == statuses.NOT_REPRODUCED
+    # nor does a break in a package file the finding's chain never reaches
+    elsewhere = event(10, inner=(Frame("/venv/site-packages/other/x.py", 3, "f"),))
+    result = match_target(run((elsewhere,), (10,)), [call_site])
+    assert result.findings[0].status == statuses.NOT_REPRODUCED and len(result.missed) == 1

@@ -1,0 +1,97 @@
+"""Following compiled code into installed packages (``follow-imports = "installed"``).
+
+``PackageCalls`` is what a rule asks, per file: "does this call, with these argument
+kinds, break the graph inside an installed package?" The answer comes from a
+``PackageFollower`` shared by every file of the process (one per configuration), whose
+summaries live in memory and on disk.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from compilelint.analysis.kinds import Kind
+from compilelint.installed.cache import SummaryStore, default_cache_dir
+from compilelint.cache import DEPENDENCY_KINDS
+from compilelint.installed.locate import Locator, distribution_of, site_dirs
+from compilelint.installed.summaries import InnerSite, PackageFollower, Summary, with_follow
+
+if TYPE_CHECKING:
+    from compilelint.config import Settings
+
+FOLLOW_CHOICES = ("installed", "project", "none")
+PACKAGE_CODES = frozenset({"CL150", "CL151"})  # call-site findings: a nested package's count whatever is selected
+
+
+@functools.lru_cache(maxsize=8)
+def _follower(settings: Settings) -> PackageFollower:
+    cache_dir = settings.package_cache_dir
+    folder = (cache_dir or default_cache_dir()) if cache_dir != "" else None
+    extra = tuple(os.path.realpath(p) for p in settings.package_paths if os.path.isdir(p))
+    dirs = extra + site_dirs(settings.python_executable, folder)
+    return PackageFollower(Locator(dirs), SummaryStore(folder), settings)
+
+
+def follower_for(settings: Settings) -> PackageFollower | None:
+    """The follower for these settings; None unless installed packages are followed."""
+    if settings.follow_imports != "installed":
+        return None
+    return _follower(with_follow(settings))
+
+
+@dataclass(frozen=True)
+class ReachedBreaks:
+    """The hazards a call reaches inside a package, those the selection keeps."""
+
+    summary: Summary
+    sites: tuple[InnerSite, ...]
+
+
+class PackageCalls:
+    """Package summaries asked from one file; remembers which packages the answers used."""
+
+    def __init__(self, follower: PackageFollower, path: str, enabled: frozenset[str]) -> None:
+        self.follower = follower
+        self.path = os.path.realpath(path) if path != "<stdin>" else path
+        self.enabled = enabled
+        self.depends_on: set[str] = set()
+
+    def reached(
+        self, target: str, positional: Sequence[Kind], keywords: Sequence[tuple[str, Kind]], root: bool = False
+    ) -> ReachedBreaks | None:
+        package = self.follower.locator.package(target.split(".", 1)[0])
+        if package is None or self._inside(package.root):
+            return None  # the linted file's own package is project code, not a dependency
+        summary = self.follower.summary(target, positional, keywords, root)
+        if summary is None:
+            return None
+        self.depends_on.update(summary.depends_on)
+        sites = tuple(site for site in summary.sites if site.code in self.enabled or site.code in PACKAGE_CODES)
+        return ReachedBreaks(summary, sites) if sites else None
+
+    def _inside(self, root: str) -> bool:
+        return self.path == root or self.path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def dependencies(result: object) -> tuple[str, ...]:
+    """``package:<root folder>`` of every installed package whose summary a file's findings
+    used: a results cache must key a file's findings on these as well as on its text."""
+    return tuple(getattr(result, "depends_on", ()))
+
+
+def package_fingerprint(root: str) -> str | None:
+    """What a ``package:<root>`` dependency is checked by: the distribution and version
+    installed there now, and the folder's mtime (files added or removed)."""
+    name = os.path.basename(root)
+    top = name[:-3] if name.endswith(".py") else name
+    if not os.path.exists(root):
+        return None
+    distribution, version = distribution_of(os.path.dirname(root), top)
+    return f"{distribution}=={version}@{os.stat(root).st_mtime_ns}"
+
+
+DEPENDENCY_KINDS["package"] = package_fingerprint

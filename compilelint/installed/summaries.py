@@ -1,0 +1,214 @@
+"""What a function of an installed package breaks on, given the kinds of its arguments.
+
+A summary is computed the way a project is linted, restricted to what the call reaches:
+the function's file is analysed with the function as its only entry point (no other
+roots: a package file full of modules compiles only what the call runs), the calls it
+makes into other files of the same package become entry points there, for a few rounds.
+Calls into other installed packages are summarised in turn (the CL150 rule runs inside
+package files too), so a summary's sites include theirs. Summaries are memoised in the
+process and kept on disk (``cache.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from compilelint.analysis.kinds import Kind
+from compilelint.installed.cache import SummaryStore, file_stamp
+from compilelint.installed.locate import Located, Locator, Package
+from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, registered_in_graph
+from compilelint.project import EntryPoint, module_name
+
+if TYPE_CHECKING:
+    from compilelint.config import Settings
+    from compilelint.findings import FileResult, Finding
+
+MAX_ROUNDS = 6  # cross-file rounds inside one package
+MAX_FILES = 60  # files of a package one summary may analyse
+
+
+@dataclass(frozen=True)
+class InnerSite:
+    """One hazard inside a package that a call reaches."""
+
+    path: str  # relative to the site folder: "torchdiffeq/_impl/rk_common.py"
+    line: int
+    code: str
+    gb_ids: tuple[str, ...]
+    breaks: tuple[str, ...]  # Mode values
+    text: str  # the source line, stripped
+    chain: tuple[str, ...]  # functions from the called one to the one holding the site
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "code": self.code, "gb_ids": list(self.gb_ids),
+                "breaks": list(self.breaks), "text": self.text, "chain": list(self.chain)}  # fmt: skip
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> InnerSite:
+        return InnerSite(data["path"], data["line"], data["code"], tuple(data["gb_ids"]), tuple(data["breaks"]),
+                         data["text"], tuple(data["chain"]))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Summary:
+    target: str
+    package: Package
+    sites: tuple[InnerSite, ...]
+    # "package:<root folder>" of this package and of those it calls into (compilelint.cache)
+    depends_on: tuple[str, ...]
+    files: tuple[str, ...] = ()  # the package files the call runs into (absolute)
+
+
+def summary_key(name: str, positional: Sequence[Kind], keywords: Iterable[tuple[str, Kind]], root: bool) -> str:
+    kinds = ",".join(str(int(k)) for k in positional)
+    named = ",".join(f"{n}={int(k)}" for n, k in sorted(keywords))
+    return f"{name}({kinds};{named}){'root' if root else ''}"
+
+
+class PackageFollower:
+    """Summaries of installed packages for one configuration (site folders, cache)."""
+
+    def __init__(self, locator: Locator, store: SummaryStore, settings: Settings) -> None:
+        self.locator = locator
+        self.store = store
+        self.settings = settings
+        self._memo: dict[str, Summary | None] = {}
+        self._in_progress: set[str] = set()
+
+    def summary(
+        self, target: str, positional: Sequence[Kind], keywords: Sequence[tuple[str, Kind]], root: bool = False
+    ) -> Summary | None:
+        """What calling ``target`` (a dotted name) with these argument kinds breaks on."""
+        located = self.locator.locate(target)
+        if located is None or not located.name:
+            return None
+        package = located.package
+        key = f"{located.module}:" + summary_key(located.name, positional, keywords, root)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._in_progress:
+            return None  # a cycle between packages: the outer summary covers it
+        stored = self.store.get(package.distribution, package.version, key)
+        if stored is not None:
+            result = _from_entry(target, package, stored)
+        else:
+            self._in_progress.add(key)
+            try:
+                result, entry = self._compute(target, located, positional, keywords, root)
+            finally:
+                self._in_progress.discard(key)
+            self.store.put(package.distribution, package.version, key, entry)
+        self._memo[key] = result
+        return result
+
+    def _compute(
+        self, target: str, located: Located, positional: Sequence[Kind], keywords: Sequence[tuple[str, Kind]], root: bool
+    ) -> tuple[Summary, dict[str, Any]]:
+        from compilelint.engine import lint_file  # the engine imports this module
+
+        package = located.package
+        opaque = self._registered(package)
+        short = target.rsplit(".", 1)[-1] if "." not in located.name else located.name
+        start = EntryPoint(name=located.name, positional=list(positional), keywords=dict(keywords), chain=(short,), root=root)
+        entries: dict[str, dict[str, EntryPoint]] = {located.path: {located.name: start}}
+        results: dict[str, FileResult] = {}
+        pending = {located.path} if (located.path, located.name) not in opaque else set()
+        for _ in range(MAX_ROUNDS):
+            if not pending:
+                break
+            for path in sorted(pending):
+                results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path), roots=False)
+            pending = self._new_entries([results[p] for p in pending], package, entries, opaque)
+            pending = {p for p in pending if p in results or len(results) < MAX_FILES}
+        site_dir = os.path.dirname(package.root)
+        sites = sorted(
+            (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f)),
+            key=lambda s: (s.path, s.line),
+        )
+        depends = {f"package:{package.root}"}
+        for result in results.values():
+            depends.update(result.depends_on)
+        summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)))
+        entry = {
+            "sites": [s.to_json() for s in sites],
+            "depends_on": summary.depends_on,
+            "files": {path: file_stamp(path) for path in results},
+        }
+        return summary, entry
+
+    def _registered(self, package: Package) -> frozenset[tuple[str, str]]:
+        """(file, name) of the package's functions registered with ``allow_in_graph``."""
+        key = "allow_in_graph"
+        stored = self.store.get(package.distribution, package.version, key)
+        names = stored["names"] if stored is not None else registered_in_graph(package.root)
+        if stored is None:
+            self.store.put(package.distribution, package.version, key, {"names": names, "files": {}})
+        places = (self.locator.locate(name) for name in names)
+        return frozenset((p.path, p.name) for p in places if p is not None)
+
+    def _new_entries(
+        self,
+        results: Iterable[FileResult],
+        package: Package,
+        entries: dict[str, dict[str, EntryPoint]],
+        opaque: frozenset[tuple[str, str]],
+    ) -> set[str]:
+        changed: set[str] = set()
+        for result in results:
+            for call in result.calls:
+                located = self.locator.locate(call.target)
+                if located is None or located.package != package or not located.name:
+                    continue
+                if (located.path, located.name) in opaque:
+                    continue  # Dynamo calls it whole, never tracing the body
+                if located.path == result.path and located.name in entries.get(result.path, {}):
+                    continue
+                entry = entries.setdefault(located.path, {}).get(located.name)
+                if entry is None:
+                    entry = entries[located.path][located.name] = EntryPoint(name=located.name, chain=call.chain + (located.name,))
+                    entry.merge(call)
+                    changed.add(located.path)
+                elif entry.merge(call):
+                    changed.add(located.path)
+        return changed
+
+
+def _counts(finding: Finding) -> bool:
+    """A graph break a call meets: not a diagnostic on a side path (``package_facts``)."""
+    if not finding.breaks or not finding.code.startswith("CL1"):
+        return False
+    return finding.code not in DIAGNOSTIC_CODES or finding.line not in conditional_lines(finding.path)
+
+
+def _site(finding: Finding, site_dir: str) -> InnerSite:
+    try:
+        with open(finding.path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+        text = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
+    except OSError:
+        text = ""
+    return InnerSite(
+        os.path.relpath(finding.path, site_dir).replace(os.sep, "/"),
+        finding.line,
+        finding.code,
+        finding.gb_ids,
+        tuple(mode.value for mode in finding.breaks),
+        text[:120],
+        finding.region,
+    )
+
+
+def _from_entry(target: str, package: Package, entry: Any) -> Summary:
+    sites = tuple(InnerSite.from_json(site) for site in entry["sites"])
+    return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])))
+
+
+def with_follow(settings: Settings) -> Settings:
+    """The settings a package's files are linted with: every graph-break rule, no noqa
+    (a package's ``# noqa`` is for its own linters), the same site folders and cache."""
+    from compilelint.config import Selection
+
+    return replace(settings, layers=(Selection(select=("CL1",)),), per_file_ignores=(), apply_noqa=False)

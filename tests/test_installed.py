@@ -1,0 +1,178 @@
+"""Following compiled code into installed packages: locating, summaries, the cache, settings."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compilelint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_settings
+from compilelint.engine import lint_paths, lint_source
+from compilelint.installed import dependencies
+from compilelint.installed.cache import analysis_stamp
+from compilelint.installed.locate import Locator
+
+PACKAGE = {
+    "solvers-1.2.dist-info/METADATA": "Metadata-Version: 2.1\nName: solvers\nVersion: 1.2\n",
+    "solvers/__init__.py": "from .core import solve, scale\nfrom .layers import *\n",
+    "solvers/core.py": (
+        "import torch\n"
+        "from .checks import check\n"
+        "def solve(y, t):\n"
+        "    check(t)\n"
+        "    return y * t\n"
+        "def scale(x, factor):\n"
+        "    if factor > 0:\n"
+        "        return x * factor\n"
+        "    return x\n"
+    ),
+    "solvers/checks.py": "import torch\ndef check(t):\n    if (t < 0).any():\n        raise ValueError('t')\n",
+    "solvers/layers.py": (
+        "import torch\n__all__ = ['Step']\n"
+        "class Step(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.tolist()\n"
+    ),
+    "other_dist-3.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: other-dist\nVersion: 3.0\n",
+    "other_dist-3.0.dist-info/top_level.txt": "shortname\n",
+    "shortname/__init__.py": "def f(x):\n    return x\n",
+}
+
+USER = (
+    "import torch\nfrom torch import nn\nfrom solvers import solve, scale\n"
+    "class Net(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        y = solve(x, x)\n"
+    "        return scale(y, 2.0)\n"
+)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    _write(tmp_path / "site", PACKAGE)
+    return tmp_path / "site"
+
+
+def _settings(site: Path, cache: Path | str = "") -> Settings:
+    return replace(DEFAULT_SETTINGS, package_paths=(str(site),), package_cache_dir=str(cache))
+
+
+def test_locates_without_importing(site: Path) -> None:
+    locator = Locator((str(site),))
+    found = locator.locate("solvers.core.solve")
+    assert found is not None and found.path.endswith("solvers/core.py") and found.name == "solve"
+    reexported = locator.locate("solvers.solve")
+    assert reexported is not None and reexported.path.endswith("solvers/__init__.py")
+    package = locator.package("solvers")
+    assert package is not None and package.label == "solvers 1.2"
+    other = locator.package("shortname")
+    assert other is not None and (other.distribution, other.version) == ("other-dist", "3.0")
+    assert locator.locate("torch.nn.functional.relu") is None
+    assert locator.locate("json.dumps") is None
+
+
+def test_call_site_finding_names_the_inner_site(site: Path) -> None:
+    result = lint_source(USER, "model.py", _settings(site))
+    assert [(f.line, f.code) for f in result.findings] == [(6, "CL150")]
+    message = result.findings[0].message
+    assert "`solve()` breaks the graph inside solvers 1.2 (via solve -> check)" in message
+    assert "`solvers/checks.py:3` `if (t < 0).any():` (CL103, GB0170)" in message
+    assert result.findings[0].reaches and all(p.endswith(".py") for p in result.findings[0].reaches)
+    [dependency] = dependencies(result)
+    assert dependency == f"package:{os.path.realpath(site / 'solvers')}"
+    from compilelint.cache import DEPENDENCY_KINDS
+
+    assert (DEPENDENCY_KINDS["package"](dependency.partition(":")[2]) or "").startswith("solvers==1.2@")
+
+
+def test_argument_kinds_decide(site: Path) -> None:
+    # scale(y, 2.0): a Python number, no break; scale(y, x.sum()): a tensor branch
+    tensor_factor = USER.replace("scale(y, 2.0)", "scale(y, x.sum())")
+    lines = [(f.line, f.code) for f in lint_source(tensor_factor, "model.py", _settings(site)).findings]
+    assert lines == [(6, "CL150"), (7, "CL150")]
+
+
+def test_submodule_of_an_imported_class_and_star_reexport(site: Path) -> None:
+    user = (
+        "import torch\nfrom solvers import Step\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.step = Step()\n"
+        "    def forward(self, x):\n        return self.step(x)\n"
+    )
+    findings = lint_source(user, "model.py", _settings(site)).findings
+    assert [(f.line, f.code) for f in findings] == [(8, "CL150")]
+
+
+def test_follow_imports_project_and_none(site: Path) -> None:
+    for follow in ("project", "none"):
+        assert lint_source(USER, "model.py", replace(_settings(site), follow_imports=follow)).findings == ()
+
+
+def test_the_packages_own_files_are_project_code(site: Path) -> None:
+    inside = site / "solvers" / "model.py"
+    inside.write_text(USER)
+    assert [f.code for r in lint_paths([str(inside)], _settings(site), jobs=1) for f in r.findings] == []
+
+
+def test_summaries_are_cached_per_version_and_invalidated_by_edits(site: Path, tmp_path: Path) -> None:
+    from compilelint.installed import _follower
+
+    cache = tmp_path / "cache"
+    first = lint_source(USER, "model.py", _settings(site, cache)).findings
+    files = list((cache / "packages").iterdir())
+    assert [f.name for f in files] == [f"solvers-1.2-compilelint{analysis_stamp()}.json"]
+    entries = json.loads(files[0].read_text())["entries"]
+    assert any(key.startswith("solvers:solve(") for key in entries)
+    _follower.cache_clear()  # a new process: only the disk cache is left
+    assert lint_source(USER, "model.py", _settings(site, cache)).findings == first
+    checks = site / "solvers" / "checks.py"
+    checks.write_text("import torch\ndef check(t):\n    return t\n")
+    os.utime(checks, ns=(1, 1))
+    _follower.cache_clear()
+    assert lint_source(USER, "model.py", _settings(site, cache)).findings == ()
+
+
+def test_settings_from_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.compilelint]\nfollow-imports = "project"\npython-executable = "/usr/bin/python3"\npackage-paths = ["vendor"]\n'
+    )
+    settings = load_settings([str(tmp_path)])
+    assert settings.follow_imports == "project"
+    assert settings.package_paths == (str(tmp_path / "vendor"),)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nfollow-imports = "all"\n')
+    with pytest.raises(ConfigError, match="follow-imports"):
+        load_settings([str(tmp_path)])
+
+
+def test_follow_imports_none_keeps_to_the_file(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "import torch\ndef helper(x):\n    print(x)\n    return x\n",
+        "pkg/model.py": "import torch\nfrom .utils import helper\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return helper(x)\n",
+    })  # fmt: skip
+    followed = [f.code for r in lint_paths([str(tmp_path)], jobs=1) for f in r.findings]
+    alone = [f.code for r in lint_paths([str(tmp_path)], replace(DEFAULT_SETTINGS, follow_imports="none"), jobs=1) for f in r.findings]
+    assert (followed, alone) == (["CL101"], [])
+
+
+def test_flake8_gets_the_same_call_site_finding(site: Path) -> None:
+    import ast
+
+    from compilelint.flake8_plugin import CompileLintChecker
+
+    from_engine = lint_source(USER, "model.py", _settings(site)).findings
+    checker = CompileLintChecker(ast.parse(USER), USER.splitlines(keepends=True), "model.py")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("compilelint.flake8_plugin.settings_for_folder", lambda folder: _settings(site))
+        errors = list(checker.run())
+    assert [(line, message.split()[0]) for line, _, message, _ in errors] == [(f.line, f.code) for f in from_engine]
