@@ -64,8 +64,8 @@ def test_a_release_not_measured_gets_the_nearest_one_marked() -> None:
     assert nearest_release("2.12", releases) == "2.11"  # equally near: the older one
     assert nearest_release("2.20.0", releases) == "2.15"
     assert nearest_release("1.13", releases) == "2.11"
-    assumption = assume("2.12.1")
-    assert assumption.nearest and assumption.source == "setting"
+    assumption = assume("2.9.1")
+    assert assumption.nearest and assumption.source == "setting" and assumption.release == measured_releases()[0]
     assert "was not measured" in assumption.describe()
     assert not assume("2.13").nearest
 
@@ -178,7 +178,7 @@ def test_rule_page_shows_each_release() -> None:
     assert result.exit_code == 0
     page = result.output
     assert "Measured on each torch release" in page
-    assert re.search(r"`CL202:global`:\n  - 2\.11: 4 recompiles\n  - 2\.13: 4 recompiles\n  - 2\.14: 0 recompiles", page), page
+    assert re.search(r"`CL202:global`:\n  - 2\.11: 4 recompiles\n(  - 2\.12: 4 recompiles\n)?  - 2\.13: 4 recompiles\n  - 2\.14: 0 recompiles", page), page
 
 
 def test_verify_judges_findings_against_the_release_that_ran() -> None:
