@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.util
 import io
 import json
 import os
@@ -26,7 +25,6 @@ import re
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import torch
@@ -35,18 +33,12 @@ import torch._dynamo
 from compilelint.verify.recorder import record
 from compilelint.verify.targets import normalize_input_set
 
+# the fixture tests' loader (standard library only, so the probe still needs no pytest)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from fixture_support import load_module  # noqa: E402
+
 COUNTED = re.compile(r"^def (target_\w+|run_\w+)\(\):\s*#\s*(recompiles|compiles):\s*(\d+)", re.M)
 MODES = ("default", "fullgraph", "dynamic")
-
-
-def load_module(path: Path) -> ModuleType:
-    name = f"_probe_{path.parent.name}_{path.stem}".replace("-", "_").replace(".", "_")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def gb_ids_by_type() -> dict[str, list[str]]:
