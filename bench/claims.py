@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from compilelint.config import DEFAULT_SETTINGS  # noqa: E402
 from compilelint.engine import lint_source  # noqa: E402
 from compilelint.findings import Finding  # noqa: E402
+from compilelint.torch_versions import release_name  # noqa: E402
 
 
 def fixture_files() -> list[Path]:
@@ -233,10 +234,6 @@ def counts(probe: dict[str, Any], findings: dict[str, list[Finding]]) -> dict[st
     return out
 
 
-def release_of(version: str) -> str:
-    return ".".join(version.split("+")[0].split(".")[:2])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="interpreter whose torch is measured")
@@ -272,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         measured_counts = counts(probe, findings)
     document = {
         "torch": probe["torch"],
-        "release": release_of(probe["torch"]),
+        "release": release_name(probe["torch"]),
         "backend": probe.get("backend", args.backend),
         "python": probe.get("python"),
         "measured_on": f"{args.where}{' (CUDA available)' if probe.get('cuda') else ''}",

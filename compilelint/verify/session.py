@@ -90,11 +90,15 @@ def _as_event(error: CompileError) -> BreakEvent | None:
     return BreakEvent(FULLGRAPH, error.path, error.line, gb_type, error.gb_id, explanation, stack=stack, inner=error.inner)
 
 
+def _median_ms(fn: Callable[..., Any], inputs: InputSet, request: dict[str, Any]) -> float:
+    """``fn``'s median latency with the request's device, warm-up and repeats."""
+    return median_ms(fn, inputs, device=request.get("device", "cpu"), warmup=int(request.get("warmup", 5)),
+                     repeats=int(request.get("repeats", 20)))  # fmt: skip
+
+
 def _measure(fn: Callable[..., Any], compiled: Callable[..., Any], inputs: InputSet,
              request: dict[str, Any]) -> tuple[float, float]:  # fmt: skip
-    options = {"device": request.get("device", "cpu"), "warmup": int(request.get("warmup", 5)),
-               "repeats": int(request.get("repeats", 20))}  # fmt: skip
-    return median_ms(fn, inputs, **options), median_ms(compiled, inputs, **options)
+    return _median_ms(fn, inputs, request), _median_ms(compiled, inputs, request)
 
 
 def _fullgraph(base: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,
@@ -134,9 +138,7 @@ def _after_backend_failure(base: TargetRun, fn: Any, sets: list[InputSet], user:
     timing = base.timing
     if request.get("measure"):
         enter("measure-eager")
-        eager_ms = median_ms(fn, sets[0], device=base.device, warmup=int(request.get("warmup", 5)),
-                             repeats=int(request.get("repeats", 20)))  # fmt: skip
-        timing = replace(timing, eager_ms=eager_ms, compiled_ms=None)
+        timing = replace(timing, eager_ms=_median_ms(fn, sets[0], request), compiled_ms=None)
     run = replace(base, status=statuses.BACKEND_ERROR, detail=f"compile-default: {failure.describe()}",
                   backend_failure=failure, events=merge_events(events),
                   recompiles=hooks.recompiles(), timing=timing)  # fmt: skip
