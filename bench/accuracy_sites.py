@@ -9,8 +9,11 @@ package a site belongs to.
 from __future__ import annotations
 
 import collections
+import dis
+import functools
 import os
 import re
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,14 +154,50 @@ def _guard_error_id(error: dict[str, Any]) -> str:
 def traced_lines(zoo: dict[str, Any], modes: tuple[str, ...]) -> dict[str, set[int]]:
     """Lines Dynamo's interpreter reached in these modes, over all models and variants:
     a claim about a line Dynamo never traced (it ran eager after an earlier break, or
-    was never called) cannot be judged."""
+    was never called) cannot be judged.
+
+    Dynamo reports a line for every instruction it steps, including the artificial jump
+    that ends an if-body and skips its else (CPython 3.11 files it under the body's last
+    line, with no position). A test that is false jumps straight to it, so such a line is
+    "traced" without its statement running; it counts only where the eager run executed it.
+    """
+    roots = package_roots(zoo)
     lines: dict[str, set[int]] = collections.defaultdict(set)
     for model in zoo["models"]:
+        ran = model.get("coverage") or {}
         for mode in modes:
             for per_path in ((model.get(mode) or {}).get("traced_lines") or {}).values():
                 for path, numbers in per_path.items():
-                    lines[path].update(numbers)
+                    jumps = _jump_only_lines(_source_path(path, roots))
+                    lines[path].update(n for n in numbers if n not in jumps or n in ran.get(path, ()))
     return lines
+
+
+def _source_path(path: str, roots: dict[str, str]) -> str:
+    root = roots.get(package_of(path), "")
+    return os.path.join(root, path.split("/", 1)[1]) if root and "/" in path else ""
+
+
+@functools.lru_cache(maxsize=None)
+def _jump_only_lines(source_path: str) -> frozenset[int]:
+    """Lines holding a jump target without a position of its own (see ``traced_lines``);
+    compiled by this interpreter, which must be the recording's minor version."""
+    try:
+        code = compile(Path(source_path).read_bytes(), source_path, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    found: set[int] = set()
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        line = None
+        for instruction in dis.get_instructions(current):
+            line = instruction.starts_line or line
+            positions = instruction.positions
+            if instruction.is_jump_target and line and (positions is None or positions.lineno is None):
+                found.add(line)
+    return frozenset(found)
 
 
 def executed_lines(zoo: dict[str, Any]) -> dict[str, set[int]]:

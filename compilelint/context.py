@@ -207,6 +207,24 @@ class RuleContext:
         clause = f" (evaluated only when `{' and '.join(only_when)}` lets it)" if only_when else ""
         return only_when, clause
 
+    def short_circuit_guards(self, node: ast.AST) -> tuple[ast.expr, ...]:
+        """The operands that must let Python reach ``node`` within its statement: in
+        ``self.cond and random() < 0.5`` the call runs only when ``self.cond`` is true; in
+        ``a if t else b``, ``a`` only when ``t`` is."""
+        guards: list[ast.expr] = []
+        child, parent = node, self.parent(node)
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+                before = parent.values[: parent.values.index(child)]  # type: ignore[arg-type]
+                if isinstance(parent.op, ast.And):
+                    guards[:0] = before
+                else:
+                    guards[:0] = [ast.UnaryOp(op=ast.Not(), operand=value) for value in before]
+            elif isinstance(parent, ast.IfExp) and child is not parent.test:
+                guards.insert(0, parent.test if child is parent.body else ast.UnaryOp(op=ast.Not(), operand=parent.test))
+            child, parent = parent, self.parent(parent)
+        return tuple(guards)
+
     def in_test_position(self, node: ast.expr) -> bool:
         """True when ``node`` is (part of) the test of an if/while/assert/ternary/comprehension."""
         child: ast.AST = node
@@ -238,11 +256,15 @@ class RuleContext:
         """``claim`` names the measured behaviour this finding predicts (default: the rule's
         code); ``rules/claims/<release>.json`` holds what each release does for it."""
         rule = self.rule
+        message = message or getattr(rule, "message")
+        if not only_when:  # a claim Python may skip on a line Dynamo traced is conditional
+            only_when, clause = self.conditions(self.short_circuit_guards(node))
+            message += clause
         self.sink(
             RawFinding(
                 code=getattr(rule, "code"),
                 name=getattr(rule, "name"),
-                message=message or getattr(rule, "message"),
+                message=message,
                 node=node,
                 statement=self.statement,
                 region=self.region,

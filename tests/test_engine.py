@@ -177,3 +177,17 @@ def test_recompile_findings_in_a_frame_dynamo_skips_are_dropped() -> None:
     assert (48, "CL201") not in found  # the helper takes a value from tensor data, if only for tensors
     selected_only = {(f.line, f.code) for f in lint_source(FRAMES, "m.py", Settings(layers=(Selection(select=("CL201",)),))).findings}
     assert selected_only == {(line, code) for line, code in found if code == "CL201"}
+
+
+SHORT_CIRCUIT = (
+    "import random\nimport torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        if self.cond and random.random() < 0.5:\n            x = x * 2\n"
+    "        n = x.sum().item() if self.cond else 0\n"
+    "        m = self.flag or x.max().item()\n"
+    "        return x.mean().item() + n + m\n"
+)
+
+
+def test_a_finding_python_may_short_circuit_away_names_what_lets_it_run() -> None:
+    found = {f.line: f.only_when for f in lint_source(SHORT_CIRCUIT, "m.py").findings}
+    assert found == {5: ("self.cond",), 7: ("self.cond",), 8: ("not self.flag",), 9: ()}
