@@ -6,7 +6,10 @@
 The dynamic side is bench/zoo (real models of many packages built from small configs
 with random weights, run through Dynamo with backend="eager": the default mode on
 three input sets, fullgraph=True, and dynamic=True; eval and train). The static side
-is compilelint over every file of each package, cross-file, as a user would run it.
+is compilelint over every file of each package, cross-file, and over the zoo's case code
+(the user code that builds and calls the models) with compiled code followed into the
+installed packages, as a user would run it on their project: a site inside a package that
+a CL150/CL151 finding at a call names counts as flagged there (--packages-only: without).
 
 - recall = Dynamo break sites in package code flagged by a graph-break finding (one
   whose statement holds the site) / ALL break sites, whatever their category: a
@@ -33,8 +36,9 @@ import argparse
 import collections
 import json
 import resource
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +109,51 @@ def lint_packages(roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], flo
             continue
         found.extend((path, finding) for finding in result.findings if finding.code.startswith("CL"))
     return found, cpu
+
+
+def case_files(zoo: dict[str, Any]) -> list[str]:
+    """The zoo's own case code for the packages of a recording: the user code that builds
+    and calls the models (bench/zoo/cases/<package>_models.py)."""
+    packages = {str(m.get("package")) for m in zoo["models"]}
+    return sorted(str(p) for name in packages if (p := ROOT / "bench" / "zoo" / "cases" / f"{name}_models.py").is_file())
+
+
+def lint_case_code(files: list[str], roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], float]:
+    """What the user's side of the zoo shows: the case code linted with compiled code
+    followed into the recording's installed packages (``follow-imports = "installed"``).
+    Each site a call-site finding (CL150/CL151) reaches becomes a claim at that site, the
+    way the user reads it in the finding (the JSON report lists every one)."""
+    if not files:
+        return [], 0.0
+    started = _cpu()
+    site_dirs = tuple(sorted({os.path.dirname(root) for root in roots.values()}))
+    settings = Settings(respect_gitignore=False, follow_imports="installed", package_paths=site_dirs, package_cache_dir="")
+    found: list[tuple[str, Finding]] = []
+    for result in lint_paths(files, settings):
+        for finding in result.findings:
+            for site in finding.reached_sites:
+                inner = replace(finding, code=site.code, path=site.path, line=site.line, end_line=site.end_line,
+                                statement_lines=(site.line, site.end_line), breaks=site.breaks, gb_ids=site.gb_ids,
+                                only_when=(), reached_sites=(),
+                                message=f"{finding.code} at {relative_case(result.path)}:{finding.line} reaches "
+                                        f"{site.code} here: {finding.message}")  # fmt: skip
+                found.append((site.path, inner))
+    return found, _cpu() - started
+
+
+def relative_case(path: str) -> str:
+    return os.path.relpath(path, ROOT)
+
+
+def merge_claims(package: list[tuple[str, Finding]], reached: list[tuple[str, Finding]]) -> list[tuple[str, Finding]]:
+    """Package-tree findings, plus reached sites the tree lint did not already claim."""
+    seen = {(path, f.line, f.code) for path, f in package}
+    merged = list(package)
+    for path, finding in reached:
+        if (path, finding.line, finding.code) not in seen:
+            seen.add((path, finding.line, finding.code))
+            merged.append((path, finding))
+    return merged
 
 
 def _span(finding: Finding) -> range:
@@ -291,7 +340,10 @@ def render(report: dict[str, Any], meta: dict[str, Any]) -> str:
         "",
         f"{report['models']} models from {report['packages']} packages; torch {meta['torch']}; "
         f"recordings: {', '.join(meta['parts'])}; lint: {meta['lint_cpu']:.0f} CPU-s. "
-        "Recall counts every break site, whatever its category (a category without a rule is a miss).",
+        "Recall counts every break site, whatever its category (a category without a rule is a miss). "
+        + ("Static side: every file of each package, and the zoo's case code (bench/zoo/cases) with calls "
+           f"followed into the installed packages ({meta['reached_claims']} sites named by CL150/CL151 at a call)."
+           if meta.get("case_code") else "Static side: every file of each package (--packages-only)."),
         "",
         HEADER,
         _row("**all**", overall, report["models"]),
@@ -339,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zoo", action="append", type=Path, help="zoo result JSON (default: bench/results/zoo-*.json)")
     parser.add_argument("--out", type=Path, default=RESULTS / "accuracy", help="writes OUT.json and OUT.md")
+    parser.add_argument("--packages-only", action="store_true",
+                        help="lint the package trees only, not the zoo's case code with calls followed into them")
     args = parser.parse_args(argv)
     zoos = args.zoo or sorted(RESULTS.glob("zoo-*.json"))
     if not zoos:
@@ -346,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lint_cache: dict[str, list[tuple[str, Finding]]] = {}
     parts: dict[str, dict[str, Any]] = {}
-    lint_cpu, torch_versions = 0.0, set()
+    lint_cpu, torch_versions, reached_claims = 0.0, set(), 0
     for zoo_path in zoos:
         zoo = json.loads(zoo_path.read_text())
         roots = package_roots(zoo)
@@ -356,6 +410,10 @@ def main(argv: list[str] | None = None) -> int:
                 lint_cache[root], cpu = lint_packages({name: root})
                 lint_cpu += cpu
             findings += lint_cache[root]
+        reached, cpu = lint_case_code(case_files(zoo), roots) if not args.packages_only else ([], 0.0)
+        lint_cpu += cpu
+        reached_claims += len(reached)
+        findings = merge_claims(findings, reached)
         sites, claims, outside = judge(zoo_path.stem, zoo, findings)
         ok = [m for m in zoo["models"] if m.get("status") == "ok"]
         torch_versions.add(str(((zoo.get("meta") or {}).get("versions") or {}).get("torch")))
@@ -372,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
             "cases": len(zoo["models"]),
         }
     report = aggregate(parts)
-    meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu}
+    meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu,
+            "case_code": not args.packages_only, "reached_claims": reached_claims}
     text = render(report, meta)
     print(text)
     args.out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, **report), indent=1, default=sorted))

@@ -34,7 +34,7 @@ from compilelint.findings import FileResult
 from compilelint.project import EntryPoint, ModuleMap
 
 DEFAULT_DIR = ".compilelint_cache"
-FORMAT = 2
+FORMAT = 3  # 3: Finding.reached_sites
 MAX_ENTRIES = 200_000
 DISABLE_VARIABLE = "COMPILELINT_NO_CACHE"
 

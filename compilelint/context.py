@@ -12,8 +12,8 @@ from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 from compilelint.analysis.regions import RegionAnalysis
-from compilelint.findings import Fix, Mode
-from compilelint.installed import PackageCalls, ReachedBreaks
+from compilelint.findings import Fix, Mode, ReachedSite
+from compilelint.installed import PackageCalls, ReachedBreaks, merge_reached
 
 # Holders whose ``test`` Python evaluates for truth.
 TEST_HOLDERS = (ast.If, ast.While, ast.IfExp, ast.Assert)
@@ -36,6 +36,7 @@ class RawFinding:
     only_when: tuple[str, ...] = ()
     claim: str = ""
     reaches: tuple[str, ...] = ()
+    reached_sites: tuple[ReachedSite, ...] = ()
 
 
 @dataclass
@@ -97,15 +98,24 @@ class RuleContext:
         (None when it calls no installed package, or nothing there breaks)."""
         if self.packages is None or self.evaluator is None:
             return None
-        target = self.package_target(call)
-        if target is None:
+        targets = self.package_targets(call)
+        if not targets:
             return None
         if any(isinstance(a, ast.Starred) for a in call.args):
             positional: tuple[Kind, ...] = ()
         else:
             positional = tuple(self.kind(a) for a in call.args)
         keywords = tuple((k.arg, self.kind(k.value)) for k in call.keywords if k.arg)
-        return self.packages.reached(target, positional, keywords)
+        return merge_reached([self.packages.reached(target, positional, keywords) for target in targets])
+
+    def package_targets(self, call: ast.Call) -> tuple[str, ...]:
+        """``package_target``, or every imported function a local name may hold."""
+        assert self.evaluator is not None
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in self.evaluator.aliases and self.callee(call) is None:
+            return self.evaluator.aliases[func.id]
+        target = self.package_target(call)
+        return (target,) if target is not None else ()
 
     def package_target(self, call: ast.Call) -> str | None:
         """The dotted name of what ``call`` runs, when it is imported: ``odeint(...)``,
@@ -252,6 +262,7 @@ class RuleContext:
         only_when: tuple[str, ...] = (),
         claim: str | None = None,
         reaches: tuple[str, ...] = (),
+        reached_sites: tuple[ReachedSite, ...] = (),
     ) -> None:
         """``claim`` names the measured behaviour this finding predicts (default: the rule's
         code); ``rules/claims/<release>.json`` holds what each release does for it."""
@@ -275,5 +286,6 @@ class RuleContext:
                 only_when=only_when,
                 claim=claim or getattr(rule, "code"),
                 reaches=reaches,
+                reached_sites=reached_sites,
             )
         )

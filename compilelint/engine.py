@@ -177,10 +177,14 @@ def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) ->
     """External calls with absolute targets (relative imports resolved), torch's dropped."""
     is_package = os.path.basename(path) in ("__init__.py", "__init__.pyi")
     return tuple(
-        replace(call, target=target)
+        replace(call, target=target, receivers=tuple(_absolute_receiver(r, module) for r in call.receivers))
         for call in calls
         if (target := absolute_target(call.target, module, is_package)) and not target.startswith("torch.")
     )
+
+
+def _absolute_receiver(receiver: str, module: str | None) -> str:
+    return f"{module}.{receiver[1:]}" if receiver.startswith("@") and module else receiver
 
 
 def _parse(text: str, path: str) -> ast.Module:
@@ -258,6 +262,7 @@ def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
         only_when=raw.only_when,
         claim=raw.claim or raw.code,
         reaches=raw.reaches,
+        reached_sites=raw.reached_sites,
     )
 
 

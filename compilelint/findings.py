@@ -40,6 +40,22 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class ReachedSite:
+    """A hazard inside an installed package that a call-site finding (CL150/CL151) reaches."""
+
+    path: str  # relative to the site folder: "torchdiffeq/_impl/misc.py"
+    line: int
+    end_line: int  # the statement's last line
+    code: str
+    gb_ids: tuple[str, ...]
+    breaks: tuple[Mode, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "end_line": self.end_line, "code": self.code,
+                "gb_ids": list(self.gb_ids), "breaks": [mode.value for mode in self.breaks]}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Finding:
     """One hazard at one place in one file.
 
@@ -78,6 +94,8 @@ class Finding:
     # Files inside installed packages the flagged call runs into (CL150): a Dynamo break
     # in one of them, reached from this line, confirms the finding.
     reaches: tuple[str, ...] = ()
+    # Every site inside those packages the call reaches (the message shows the first few).
+    reached_sites: tuple[ReachedSite, ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -98,6 +116,7 @@ class Finding:
             "gb_ids": list(self.gb_ids),
             "fix": self.fix.to_json() if self.fix else None,
             "torch": {"release": self.torch_release, "why": self.torch_reason} if self.torch_release else None,
+            **({"reached": [site.to_json() for site in self.reached_sites]} if self.reached_sites else {}),
         }
 
 

@@ -25,6 +25,11 @@ class ExternalCall:
     keywords: tuple[tuple[str, Kind], ...]
     chain: tuple[str, ...]  # the caller's region chain
     root: bool = False  # not a call: the caller's file compiles it (torch.compile(crf.decode))
+    # the classes ``self`` may be an instance of, for a method inherited from another file
+    # (``Dopri5Solver().integrate`` runs ``AdaptiveStepsizeODESolver.integrate``): its
+    # ``self.step()`` calls run the receiver's override. "@Name" is a class of the caller's
+    # own module (resolved to an absolute name with the caller's module).
+    receivers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -36,11 +41,15 @@ class EntryPoint:
     keywords: dict[str, Kind] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
     root: bool = False  # compiled by another file: Dynamo starts tracing here
+    receivers: tuple[str, ...] = ()  # ExternalCall.receivers, of every call joined
 
     def merge(self, call: ExternalCall) -> bool:
         """Join another call's argument kinds; True if anything changed."""
         changed = call.root and not self.root
         self.root |= call.root
+        if not set(call.receivers) <= set(self.receivers):
+            self.receivers = tuple(sorted(set(self.receivers) | set(call.receivers)))
+            changed = True
         for position, kind in enumerate(call.positional):
             if position >= len(self.positional):
                 self.positional.append(kind)

@@ -7,7 +7,7 @@ import ast
 from compilelint.analysis.roots import external_targets_of
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
-from compilelint.installed.messages import reached_gb_ids, reached_message, reached_modes
+from compilelint.installed.messages import reached_gb_ids, reached_message, reached_modes, reached_sites
 from compilelint.registry import Rule
 
 
@@ -70,5 +70,6 @@ class CompiledPackageFunction(Rule):
                 breaks=reached_modes(reached),
                 gb_ids=reached_gb_ids(reached),
                 reaches=reached.summary.files,
+                reached_sites=reached_sites(reached),
             )
             return

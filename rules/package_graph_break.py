@@ -6,7 +6,7 @@ import ast
 
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
-from compilelint.installed.messages import reached_gb_ids, reached_message, reached_modes
+from compilelint.installed.messages import reached_gb_ids, reached_message, reached_modes, reached_sites
 from compilelint.registry import Rule
 
 
@@ -75,4 +75,5 @@ class PackageGraphBreak(Rule):
             breaks=reached_modes(reached),
             gb_ids=reached_gb_ids(reached),
             reaches=reached.summary.files,
+            reached_sites=reached_sites(reached),
         )

@@ -176,3 +176,130 @@ def test_flake8_gets_the_same_call_site_finding(site: Path) -> None:
         patch.setattr("compilelint.flake8_plugin.settings_for_folder", lambda folder: _settings(site))
         errors = list(checker.run())
     assert [(line, message.split()[0]) for line, _, message, _ in errors] == [(f.line, f.code) for f in from_engine]
+
+
+# An ODE-solver-shaped package: a table of solver classes in one file, the solvers in
+# another, their base class (with the loop that calls the steps) in a third.
+SOLVER_PACKAGE = {
+    "odes-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: odes\nVersion: 0.1\n",
+    "odes/__init__.py": "from .api import integrate, integrate_adjoint\n",
+    "odes/api.py": (
+        "from .adaptive import Adaptive\n"
+        "from .fixed import Fixed\n"
+        "SOLVERS = {'adaptive': Adaptive, 'fixed': Fixed}\n"
+        "def integrate(f, y, t, method='adaptive'):\n"
+        "    solver = SOLVERS[method](f, y)\n"
+        "    return solver.run(t)\n"
+        "def integrate_adjoint(f, y, t, method='adaptive'):\n"
+        "    return integrate(f, y, t, method)\n"
+    ),
+    "odes/base.py": (
+        "import torch\n"
+        "class Solver:\n"
+        "    def __init__(self, f, y):\n"
+        "        self.f, self.y = f, y\n"
+        "    def run(self, t):\n"
+        "        self.prepare(t)\n"
+        "        return self.step(t)\n"
+        "    def prepare(self, t):\n"
+        "        pass\n"
+        "    def step(self, t):\n"
+        "        raise NotImplementedError\n"
+    ),
+    "odes/adaptive.py": (
+        "import torch\n"
+        "from .base import Solver\n"
+        "class Adaptive(Solver):\n"
+        "    def step(self, t):\n"
+        "        dt = t[1] - t[0]\n"
+        "        if dt > 0.5:\n"
+        "            dt = dt / 2\n"
+        "        return self.y + dt\n"
+    ),
+    "odes/fixed.py": (
+        "import torch\n"
+        "from .base import Solver\n"
+        "class Fixed(Solver):\n"
+        "    def prepare(self, t):\n"
+        "        self.n = int(t[-1].item())\n"
+        "    def step(self, t):\n"
+        "        return self.y\n"
+    ),
+}
+
+
+def _solver_site(tmp_path: Path) -> Path:
+    _write(tmp_path / "site", SOLVER_PACKAGE)
+    return tmp_path / "site"
+
+
+def _reached(user: str, site: Path) -> list[tuple[str, int, str]]:
+    result = lint_source(user, "model.py", _settings(site))
+    return sorted((s.path, s.line, s.code) for f in result.findings for s in f.reached_sites)
+
+
+def test_table_of_imported_classes_and_inherited_methods_are_followed(tmp_path: Path) -> None:
+    # SOLVERS[method](...) builds either class; solver.run(t) is Solver.run, inherited from
+    # another file, whose self.prepare()/self.step() run each subclass's override
+    site = _solver_site(tmp_path)
+    user = (
+        "import torch\nimport odes\n"
+        "class Block(torch.nn.Module):\n"
+        "    def forward(self, x, t):\n"
+        "        return odes.integrate(lambda s, y: y, x, t)\n"
+    )
+    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+    result = lint_source(user, "model.py", _settings(site))
+    [finding] = result.findings
+    assert finding.to_json()["reached"][0] == {
+        "path": "odes/adaptive.py", "line": 6, "end_line": 7, "code": "CL103", "gb_ids": ["GB0170"],
+        "breaks": ["default", "fullgraph"],
+    }  # fmt: skip
+
+
+def test_without_the_override_nothing_is_reached(tmp_path: Path) -> None:
+    # Solver.step raises and Solver.prepare passes: the base alone breaks nowhere
+    site = _solver_site(tmp_path)
+    (site / "odes" / "api.py").write_text(
+        "from .base import Solver\nSOLVERS = {'plain': Solver}\n"
+        "def integrate(f, y, t, method='plain'):\n    return SOLVERS[method](f, y).run(t)\n"
+        "def integrate_adjoint(f, y, t, method='plain'):\n    return integrate(f, y, t, method)\n"
+    )
+    user = "import torch\nimport odes\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return odes.integrate(None, x, t)\n"
+    assert _reached(user, site) == []
+
+
+def test_a_local_name_holding_either_package_function(tmp_path: Path) -> None:
+    site = _solver_site(tmp_path)
+    user = (
+        "import torch\nimport odes\n"
+        "class Block(torch.nn.Module):\n"
+        "    def __init__(self, adjoint):\n"
+        "        super().__init__()\n"
+        "        self.adjoint = adjoint\n"
+        "    def forward(self, x, t):\n"
+        "        solve = odes.integrate_adjoint if self.adjoint else odes.integrate\n"
+        "        return solve(None, x, t)\n"
+    )
+    result = lint_source(user, "model.py", _settings(site))
+    assert [(f.line, f.code) for f in result.findings] == [(9, "CL150")]
+    assert "`solve()`" not in result.findings[0].message  # named after the function it runs
+    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+
+
+def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:
+    # def build(): import odes; class Block(nn.Module): ...; return Block()
+    site = _solver_site(tmp_path)
+    user = (
+        "import torch\n"
+        "def build(scale):\n"
+        "    import odes\n"
+        "    class Block(torch.nn.Module):\n"
+        "        def forward(self, x, t):\n"
+        "            print(x)\n"
+        "            return odes.integrate(None, x * scale, t)\n"
+        "    return Block()\n"
+    )
+    result = lint_source(user, "model.py", _settings(site))
+    assert [(f.line, f.code) for f in result.findings] == [(6, "CL101"), (7, "CL150")]
+    assert result.findings[0].region == ("Block.forward",)

@@ -47,6 +47,18 @@ def entry_classes_and_functions(index: ModuleIndex, table: ast.expr) -> Iterator
                 yield index.functions[entry.id]
 
 
+def imported_table_entries(index: ModuleIndex, table: ast.expr) -> tuple[str, ...]:
+    """The qualified names of the imported classes and functions a module-level table holds
+    (``SOLVERS = {"dopri5": Dopri5Solver, ...}`` with ``from .dopri5 import Dopri5Solver``)."""
+    found = []
+    for entry in table_entries(index, table):
+        if isinstance(entry, ast.Name) and entry.id in index.imports and entry.id not in index.classes:
+            name = index.imports.get(entry.id)
+            if name and not name.startswith("torch."):
+                found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
 def partial_of(node: ast.expr, index: ModuleIndex, qualname: object) -> ast.Call | None:
     """The ``functools.partial(f, ...)`` call ``node`` is or names at module level."""
     if isinstance(node, ast.Name) and node.id in index.assignments:

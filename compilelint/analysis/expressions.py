@@ -93,6 +93,11 @@ class Evaluator:
         self.instances: dict[str, tuple[ClassInfo, ...]] = {}  # local name -> local classes it may hold
         self.built: dict[int, tuple[ClassInfo, ...]] = {}  # id(call) -> local classes that call may construct
         self.partials: dict[str, ast.Call] = {}  # local name -> the functools.partial(...) it holds
+        # id(call) / local name -> imported classes that call may construct / the name may hold
+        self.imported_built: dict[int, tuple[str, ...]] = {}
+        self.imported_instances: dict[str, tuple[str, ...]] = {}
+        # local name -> the imported functions it may hold (solve = odeint_adjoint if a else odeint)
+        self.aliases: dict[str, tuple[str, ...]] = {}
         self.local_imports = ImportTable()
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
         self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
@@ -107,6 +112,25 @@ class Evaluator:
         if isinstance(root, ast.Name) and root.id in self.locals:
             return None
         return self.index.qualname(node)
+
+    def imported_callables(self, value: ast.expr) -> tuple[str, ...]:
+        """The imported names an expression may evaluate to: ``torchdiffeq.odeint``, either
+        side of ``a if c else b`` or of ``a or b``, or a local alias of them."""
+        if isinstance(value, ast.IfExp):
+            return self.imported_callables(value.body) + self.imported_callables(value.orelse)
+        if isinstance(value, ast.BoolOp):
+            return tuple(name for operand in value.values for name in self.imported_callables(operand))
+        if isinstance(value, ast.Name) and value.id in self.aliases:
+            return self.aliases[value.id]
+        root = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in self.locals:
+            return ()
+        if root.id not in self.index.imports and root.id not in self.local_imports:
+            return ()
+        name = self.qualname(value)
+        return (name,) if name else ()
 
     def static_value(self, test: ast.expr) -> bool | None:
         return compile_time_value(test, self.qualname, self.constants.get)
@@ -270,6 +294,9 @@ class Evaluator:
             self.env[target.id] = kind
             self.locals.add(target.id)
             self.instances.pop(target.id, None)
+            self.imported_instances.pop(target.id, None)
+            if value is not None and id(value) in self.imported_built:
+                self.imported_instances[target.id] = self.imported_built[id(value)]
             guards = self.guarded_values.get(id(value)) if value is not None else None
             if guards is not None:
                 self.value_guards[target.id] = guards
@@ -282,6 +309,10 @@ class Evaluator:
                 if held is not None:
                     self.instances[target.id] = (held,)
             self.partials.pop(target.id, None)
+            self.aliases.pop(target.id, None)
+            held_functions = self.imported_callables(value) if value is not None else ()
+            if held_functions:
+                self.aliases[target.id] = held_functions
             if isinstance(value, ast.Call) and value.args and self.qualname(value.func) in ("functools.partial", "partial"):
                 self.partials[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):

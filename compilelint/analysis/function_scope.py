@@ -21,6 +21,7 @@ from compilelint.analysis.dispatch_targets import (
     attribute_function,
     constant_getattr,
     entry_classes_and_functions,
+    imported_table_entries,
     partial_of,
     through_partial,
     wrappers,
@@ -77,6 +78,12 @@ class FunctionScope:
         if partial is not None:  # functools.partial(helper, scale=2)(x)
             arguments = through_partial(partial, call, evaluator.cache)
             return [Target(t.function, t.bound, arguments, t.gives_result) for t in self.resolve(arguments, evaluator)]
+        imported = self._imported_instances(call.func, evaluator)
+        if imported is not None:  # solver = SOLVERS[m](...) of imported classes; solver.integrate(t)
+            qualnames, method = imported
+            for qualname in qualnames:
+                self.external(call, evaluator, f"{qualname}.{method}")
+            return []
         held = self._held_instances(call.func, evaluator)
         if held is not None:  # solver.integrate(t), block(x)
             classes, name = held
@@ -110,6 +117,14 @@ class FunctionScope:
                 return evaluator.instances[func.value.id], func.attr
         return None
 
+    def _imported_instances(self, func: ast.expr, evaluator: Evaluator) -> tuple[tuple[str, ...], str] | None:
+        """The imported classes a local name may hold an instance of, and the method called."""
+        if isinstance(func, ast.Name) and func.id in evaluator.imported_instances:
+            return evaluator.imported_instances[func.id], "forward"
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
+            return evaluator.imported_instances[func.value.id], func.attr
+        return None
+
     def _table_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
         """``SOLVERS[method](f)``: every class (its constructor) or function the table holds."""
         assert isinstance(call.func, ast.Subscript)
@@ -125,6 +140,11 @@ class FunctionScope:
                 targets.append(Target(entry, False))
         if classes:
             evaluator.built[id(call)] = tuple(classes)
+        imported = imported_table_entries(self.analysis.index, call.func.value)
+        for qualname in imported:  # each class's constructor runs in its own file
+            self.external(call, evaluator, qualname)
+        if imported:
+            evaluator.imported_built[id(call)] = imported
         return targets
 
     def _resolve_one(self, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
@@ -191,6 +211,8 @@ class FunctionScope:
     def _resolve_self(self, attr: str, call: ast.Call, evaluator: Evaluator) -> tuple[FunctionInfo, bool] | None:
         owner = self.state.owner
         assert owner is not None
+        for receiver in self.state.receivers:  # self is a subclass from another file: its override runs
+            self.external(call, evaluator, f"{receiver}.{attr}", receivers=(receiver,))
         method = owner.find_method(attr)
         if method is not None:
             return method, not method.is_static
@@ -227,6 +249,10 @@ class FunctionScope:
         if state is None:
             state = analysis._add(callee, self.state.chain + (callee.qualname,), root=False)
         state.callers.add(id(self.state.info))
+        if bound and self.state.receivers and callee.owner is not None and _on_self(call, self.state.self_name):
+            if not set(self.state.receivers) <= set(state.receivers):
+                state.receivers = tuple(sorted(set(state.receivers) | set(self.state.receivers)))
+                analysis._enqueue(state)
         state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
         # Each call site's latest contribution replaces its earlier one, so kinds guessed
         # before a caller was analysed (a root's heuristics) do not stick.
@@ -248,14 +274,14 @@ class FunctionScope:
             evaluator.tuple_kinds[id(call)] = state.return_elements
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
 
-    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str) -> None:
+    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str, receivers: tuple[str, ...] = ()) -> None:
         if any(isinstance(a, ast.Starred) for a in call.args):
             positional: tuple[Kind, ...] = ()
         else:
             positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
         keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
         sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
-        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain)
+        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain, receivers=receivers)
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
         receiver = node.value
@@ -268,6 +294,11 @@ class FunctionScope:
 def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
     method = cls.find_method(name)
     return (method, not method.is_static) if method is not None else None
+
+
+def _on_self(call: ast.Call, self_name: str | None) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name
 
 
 def _is_super_call(node: ast.expr) -> bool:

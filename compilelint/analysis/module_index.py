@@ -261,6 +261,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
                     index.assignments[target.id] = stmt.value
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and stmt.value:
                     index.table_stores.setdefault(target.value.id, []).append(stmt.value)
+    _add_function_local_classes(tree, index)
     _link_classes(index)
     if "_dynamo_marked_constant" in text:
         _mark_constant_functions(tree, index)
@@ -268,6 +269,40 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
         index.compile_sites = collect_compile_sites(tree, imports)
         mark_compiler_decorators(index)
     return index
+
+
+def _add_function_local_classes(tree: ast.Module, index: ModuleIndex) -> None:
+    """Classes defined in the bodies of module-level functions (model factories, test
+    helpers: ``def build(): import torchdiffeq; class Block(nn.Module): ...; return
+    Block()``), with the imports those bodies make. Their ``forward`` is compiled like any
+    other once the factory's result is; a name the module binds itself keeps its meaning."""
+    module_level = set(index.module_names)
+    for function in (s for s in _top_level_statements(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for stmt in _function_body_statements(function.body):
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for alias in stmt.names:
+                    bound = (alias.asname or alias.name).split(".")[0]
+                    if alias.name != "*" and bound not in module_level and bound not in index.imports:
+                        index.imports.add(_one_alias(stmt, alias))
+            elif isinstance(stmt, ast.ClassDef) and stmt.name not in module_level:
+                cls = _class_info(index, stmt)
+                cls.local_bases = [index.classes[b] for b in cls.bases if b in index.classes]
+                index.classes.setdefault(stmt.name, cls)  # two factories' ``class Net``: the first names it
+                index.all_classes.append(cls)
+
+
+def _function_body_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A function's statements, into nested blocks and nested functions, not into classes."""
+    for stmt in _top_level_statements(body):
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _function_body_statements(stmt.body)
+
+
+def _one_alias(stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> ast.Import | ast.ImportFrom:
+    if isinstance(stmt, ast.Import):
+        return ast.Import(names=[alias])
+    return ast.ImportFrom(module=stmt.module, names=[alias], level=stmt.level)
 
 
 def function_info(

@@ -57,6 +57,12 @@ class FunctionState:
     # id(call) -> (id of the caller's FunctionInfo, the tests around the call in the caller)
     call_sites: dict[int, tuple[int, tuple[Condition, ...]]] = field(default_factory=dict)
     entry_conditions: tuple[Condition, ...] = ()  # what every way into the function shares
+    # absolute names of subclasses in other files ``self`` may be (EntryPoint.receivers):
+    # ``self.m()`` runs their override of m, if they have one
+    receivers: tuple[str, ...] = ()
+
+
+NOT_FOLLOWED_BASES = ("torch.", "typing.", "abc.", "builtins.", "enum.", "collections.")
 
 
 class RegionAnalysis:
@@ -93,8 +99,10 @@ class RegionAnalysis:
         if entry.root:  # compiled by the other file, called there with these literals
             state = self._add(info, (info.qualname,), root=True)
             state.params.update(passed if entry.positional or entry.keywords else {})
+            state.receivers = _joined_receivers(state, entry)
             return
         state = self._add(info, entry.chain, root=False)
+        state.receivers = _joined_receivers(state, entry)
         state.incoming[ENTRY] = passed
         state.params.update(passed)
         state.params_from_calls = True
@@ -123,14 +131,32 @@ class RegionAnalysis:
     def _pass_on(self, entry: EntryPoint) -> None:
         """A name this file imports (a re-export through ``__init__.py``): the call goes on."""
         head, dot, rest = entry.name.partition(".")
-        if head in self.index.classes or head in self.index.functions:
+        receivers = entry.receivers
+        if head in self.index.classes:
+            # a method (or constructor) the class inherits from a base in another file: the
+            # call goes on there, and ``self`` stays an instance of this class
+            targets = self._inherited_targets(self.index.classes[head], rest or ("forward" if entry.root else "__init__"))
+            receivers = receivers or (f"@{head}",)
+        elif head in self.index.functions:
             return
-        imported = self.index.imports.get(head)
-        targets = [imported + dot + rest] if imported is not None else [f"{star}.{entry.name}" for star in self.index.imports.stars]
+        else:
+            imported = self.index.imports.get(head)
+            targets = [imported + dot + rest] if imported is not None else [f"{star}.{entry.name}" for star in self.index.imports.stars]
         for target in targets:
             self.forwarded[(target, entry.chain)] = ExternalCall(
-                target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root
+                target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root,
+                receivers=receivers,
             )
+
+    def _inherited_targets(self, cls: ClassInfo, method: str) -> list[str]:
+        """``base.method`` for the imported bases along the class's local MRO."""
+        found = []
+        for klass in cls.mro():
+            for base in klass.bases:  # qualified through the imports: ".rk_common.RKSolver"
+                if base in self.index.classes or "." not in base or base.startswith(NOT_FOLLOWED_BASES):
+                    continue
+                found.append(f"{base}.{method}")
+        return found
 
     # --- building ------------------------------------------------------------------------
     def run(self, roots: bool = True) -> None:
@@ -259,6 +285,12 @@ class RegionAnalysis:
         return self.resolved_calls.get(id(call))
 
 
+def _joined_receivers(state: FunctionState, entry: EntryPoint) -> tuple[str, ...]:
+    if not entry.receivers or state.info.owner is None:
+        return state.receivers
+    return tuple(sorted(set(state.receivers) | set(entry.receivers)))
+
+
 def _joined(calls: list[ExternalCall]) -> ExternalCall:
     """One call with the kinds of all: position by position, keyword by keyword."""
     positional: list[Kind] = []
@@ -272,7 +304,8 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
         for name, kind in call.keywords:
             keywords[name] = keywords.get(name, Kind.NONE) | kind
     first = calls[0]
-    return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain)
+    receivers = tuple(sorted({r for call in calls for r in call.receivers}))
+    return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers)
 
 
 def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:

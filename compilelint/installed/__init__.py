@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.kinds import Kind
@@ -49,6 +49,20 @@ class ReachedBreaks:
 
     summary: Summary
     sites: tuple[InnerSite, ...]
+
+
+def merge_reached(answers: Sequence[ReachedBreaks | None]) -> ReachedBreaks | None:
+    """One answer for a call that may run any of several package functions (a local name
+    bound to ``odeint_adjoint if adjoint else odeint``): every site any of them reaches."""
+    found = [answer for answer in answers if answer is not None]
+    if len(found) <= 1:
+        return found[0] if found else None
+    first = found[0]
+    sites = {(s.path, s.line, s.code): s for answer in found for s in answer.sites}
+    files = sorted({f for answer in found for f in answer.summary.files})
+    depends = sorted({d for answer in found for d in answer.summary.depends_on})
+    summary = replace(first.summary, files=tuple(files), depends_on=tuple(depends))
+    return ReachedBreaks(summary, tuple(sites[key] for key in sorted(sites)))
 
 
 class PackageCalls:

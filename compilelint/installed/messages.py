@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compilelint.findings import Mode
+from compilelint.findings import Mode, ReachedSite
 from compilelint.installed import ReachedBreaks
 
 SHOWN_SITES = 3
@@ -37,3 +37,12 @@ def reached_modes(reached: ReachedBreaks) -> tuple[Mode, ...]:
 
 def reached_gb_ids(reached: ReachedBreaks) -> tuple[str, ...]:
     return tuple(sorted({gb for site in reached.sites for gb in site.gb_ids}))
+
+
+def reached_sites(reached: ReachedBreaks) -> tuple[ReachedSite, ...]:
+    """Every site, for the JSON report and for tools that match Dynamo's breaks to them."""
+    return tuple(
+        ReachedSite(site.path, site.line, max(site.end_line, site.line), site.code, site.gb_ids,
+                    tuple(Mode(mode) for mode in site.breaks if mode in {m.value for m in Mode}))  # fmt: skip
+        for site in reached.sites
+    )

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from compilelint.config import Settings
     from compilelint.findings import FileResult, Finding
 
-MAX_ROUNDS = 6  # cross-file rounds inside one package
+MAX_ROUNDS = 16  # cross-file rounds inside one package (an inherited method costs a round per class)
 MAX_FILES = 60  # files of a package one summary may analyse
 
 
@@ -41,15 +41,17 @@ class InnerSite:
     breaks: tuple[str, ...]  # Mode values
     text: str  # the source line, stripped
     chain: tuple[str, ...]  # functions from the called one to the one holding the site
+    end_line: int = 0  # the statement's last line (0: the site's line)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "code": self.code, "gb_ids": list(self.gb_ids),
-                "breaks": list(self.breaks), "text": self.text, "chain": list(self.chain)}  # fmt: skip
+                "breaks": list(self.breaks), "text": self.text, "chain": list(self.chain),
+                "end_line": self.end_line}  # fmt: skip
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> InnerSite:
         return InnerSite(data["path"], data["line"], data["code"], tuple(data["gb_ids"]), tuple(data["breaks"]),
-                         data["text"], tuple(data["chain"]))  # fmt: skip
+                         data["text"], tuple(data["chain"]), int(data.get("end_line", 0)))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,7 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
         tuple(mode.value for mode in finding.breaks),
         text[:120],
         finding.region,
+        max(finding.statement_lines[1], finding.line),
     )
 
 
