@@ -132,9 +132,10 @@ def lint_case_code(files: list[str], roots: dict[str, str]) -> tuple[list[tuple[
     for result in lint_paths(files, settings):
         for finding in result.findings:
             for site in finding.reached_sites:
-                inner = replace(finding, code=site.code, path=site.path, line=site.line, end_line=site.end_line,
-                                statement_lines=(site.line, site.end_line), breaks=site.breaks, gb_ids=site.gb_ids,
-                                only_when=(), reached_sites=(),
+                inner = replace(finding, code=site.code, path=site.path, line=site.line, end_line=site.statement[1],
+                                statement_lines=site.statement, breaks=site.breaks, gb_ids=site.gb_ids,
+                                only_when=("reached only when conditions hold there",) if site.conditional else (),
+                                reached_sites=(),
                                 message=f"{finding.code} at {relative_case(result.path)}:{finding.line} reaches "
                                         f"{site.code} here: {finding.message}")  # fmt: skip
                 found.append((site.path, inner))

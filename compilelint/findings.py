@@ -45,14 +45,16 @@ class ReachedSite:
 
     path: str  # relative to the site folder: "torchdiffeq/_impl/misc.py"
     line: int
-    end_line: int  # the statement's last line
+    statement: tuple[int, int]  # first and last line of the statement holding it
     code: str
     gb_ids: tuple[str, ...]
     breaks: tuple[Mode, ...]
+    conditional: bool = False  # reached only when Python conditions hold there
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "end_line": self.end_line, "code": self.code,
-                "gb_ids": list(self.gb_ids), "breaks": [mode.value for mode in self.breaks]}  # fmt: skip
+        return {"path": self.path, "line": self.line, "statement": list(self.statement), "code": self.code,
+                "gb_ids": list(self.gb_ids), "breaks": [mode.value for mode in self.breaks],
+                "conditional": self.conditional}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -252,8 +252,8 @@ def test_table_of_imported_classes_and_inherited_methods_are_followed(tmp_path: 
     result = lint_source(user, "model.py", _settings(site))
     [finding] = result.findings
     assert finding.to_json()["reached"][0] == {
-        "path": "odes/adaptive.py", "line": 6, "end_line": 7, "code": "CL103", "gb_ids": ["GB0170"],
-        "breaks": ["default", "fullgraph"],
+        "path": "odes/adaptive.py", "line": 6, "statement": [6, 7], "code": "CL103", "gb_ids": ["GB0170"],
+        "breaks": ["default", "fullgraph"], "conditional": False,
     }  # fmt: skip
 
 

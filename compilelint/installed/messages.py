@@ -42,7 +42,8 @@ def reached_gb_ids(reached: ReachedBreaks) -> tuple[str, ...]:
 def reached_sites(reached: ReachedBreaks) -> tuple[ReachedSite, ...]:
     """Every site, for the JSON report and for tools that match Dynamo's breaks to them."""
     return tuple(
-        ReachedSite(site.path, site.line, max(site.end_line, site.line), site.code, site.gb_ids,
-                    tuple(Mode(mode) for mode in site.breaks if mode in {m.value for m in Mode}))  # fmt: skip
+        ReachedSite(site.path, site.line, (site.start_line or site.line, max(site.end_line, site.line)), site.code,
+                    site.gb_ids, tuple(Mode(mode) for mode in site.breaks if mode in {m.value for m in Mode}),
+                    site.conditional)  # fmt: skip
         for site in reached.sites
     )

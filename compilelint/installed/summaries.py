@@ -42,16 +42,19 @@ class InnerSite:
     text: str  # the source line, stripped
     chain: tuple[str, ...]  # functions from the called one to the one holding the site
     end_line: int = 0  # the statement's last line (0: the site's line)
+    start_line: int = 0  # the statement's first line (0: the site's line)
+    conditional: bool = False  # runs only when Python conditions hold (Finding.only_when)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "code": self.code, "gb_ids": list(self.gb_ids),
                 "breaks": list(self.breaks), "text": self.text, "chain": list(self.chain),
-                "end_line": self.end_line}  # fmt: skip
+                "end_line": self.end_line, "start_line": self.start_line, "conditional": self.conditional}  # fmt: skip
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> InnerSite:
         return InnerSite(data["path"], data["line"], data["code"], tuple(data["gb_ids"]), tuple(data["breaks"]),
-                         data["text"], tuple(data["chain"]), int(data.get("end_line", 0)))  # fmt: skip
+                         data["text"], tuple(data["chain"]), int(data.get("end_line", 0)), int(data.get("start_line", 0)),
+                         bool(data.get("conditional", False)))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,8 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
         text[:120],
         finding.region,
         max(finding.statement_lines[1], finding.line),
+        min(finding.statement_lines[0] or finding.line, finding.line),
+        bool(finding.only_when),
     )
 
 

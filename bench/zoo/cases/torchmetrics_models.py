@@ -18,18 +18,37 @@ def _metric(cls: str, **kwargs: Any) -> Callable[[], Any]:
     return build
 
 
-def _functional(name: str, **kwargs: Any) -> Callable[[], Any]:
-    def build():  # type: ignore[no-untyped-def]
-        import torch
-        import torchmetrics.functional as F
+def _f1() -> Any:
+    import torch
+    from torchmetrics.functional import f1_score
 
-        class Score(torch.nn.Module):
-            def forward(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-                return getattr(F, name)(preds, target, **kwargs)
+    class F1Score(torch.nn.Module):  # written as users write a compiled eval step
+        def forward(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+            return f1_score(preds, target, task="multiclass", num_classes=5)
 
-        return Score()
+    return F1Score()
 
-    return build
+
+def _auroc() -> Any:
+    import torch
+    import torchmetrics.functional as F
+
+    class BinaryAUROC(torch.nn.Module):
+        def forward(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+            return F.auroc(preds, target, task="binary")
+
+    return BinaryAUROC()
+
+
+def _pearson() -> Any:
+    import torch
+    from torchmetrics.functional import pearson_corrcoef
+
+    class Pearson(torch.nn.Module):
+        def forward(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+            return pearson_corrcoef(preds, target)
+
+    return Pearson()
 
 
 def _multiclass(v: int, g: Any) -> tuple[tuple, dict]:
@@ -59,7 +78,7 @@ def models():  # type: ignore[no-untyped-def]
         ("multiclass_accuracy_update", _metric("Accuracy", task="multiclass", num_classes=5),
          custom(_multiclass), {"method": "update", **eval_only}),
         ("mse_update", _metric("MeanSquaredError"), custom(_regression), {"method": "update", **eval_only}),
-        ("f1_functional", _functional("f1_score", task="multiclass", num_classes=5), custom(_multiclass), eval_only),
-        ("binary_auroc_functional", _functional("auroc", task="binary"), custom(_binary), eval_only),
-        ("pearson_functional", _functional("pearson_corrcoef"), custom(_regression), eval_only),
+        ("f1_functional", _f1, custom(_multiclass), eval_only),
+        ("binary_auroc_functional", _auroc, custom(_binary), eval_only),
+        ("pearson_functional", _pearson, custom(_regression), eval_only),
     ])
