@@ -140,9 +140,13 @@ def verify(request: VerifyRequest, err: Console) -> VerifyReport:
     return build_report(outcomes, matches, lint_paths, findings, torch_note=note)
 
 
-def _default_jobs(device: str) -> int:
-    # One GPU: targets one at a time, so they neither share memory nor skew timings.
-    return 1 if device.startswith("cuda") else max(1, min(4, os.cpu_count() or 1))
+def _default_jobs(device: str, measure: bool) -> int:
+    """Up to 4 at once. On one GPU with --measure, one at a time: a target timed while
+    others compile beside it (CPU-bound, launch-bound small models) would be timed slow,
+    even though the measure phases take turns (RunOptions.measure_lock)."""
+    if device.startswith("cuda") and measure:
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def _positive_finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -169,12 +173,14 @@ def _positive_finite(ctx: click.Context, param: click.Parameter, value: float | 
 @click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option("--repeats", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--jobs", "-j", type=int, default=None, help="Targets run at once [default: up to 4 on CPU, 1 on CUDA].")
+@click.option("--isolate", is_flag=True,
+              help="Every target in a fresh process of its own (default: warm workers reused by targets).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names: tuple[str, ...],
                    timeout: float, memory_limit: float | None, device: str, backend: str | None, measure: bool, compile_mode: str, warmup: int,
-                   repeats: int, jobs: int | None, output_format: str, output: str | None,
+                   repeats: int, jobs: int | None, isolate: bool, output_format: str, output: str | None,
                    quiet: bool) -> None:  # fmt: skip
     """Confirm findings by running targets under torch.compile (default and fullgraph=True).
 
@@ -190,8 +196,9 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
     options = RunOptions(
         device=device, backend=backend or ("inductor" if device.startswith("cuda") else "eager"),
         timeout=timeout, memory_limit_mb=memory_limit, measure=measure, compile_mode=compile_mode, warmup=warmup, repeats=repeats,
-        jobs=jobs or _default_jobs(device), project_root=project_root(files[0]),
+        jobs=jobs or _default_jobs(device, measure), project_root=project_root(files[0]), isolate=isolate,
     )  # fmt: skip
+    options = _with_measure_lock(options)
     _terminate_on_sigterm()
     err = Console(stderr=True)
     if not quiet:
@@ -200,6 +207,25 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
     report = dataclasses.replace(report, config=config, targets_files=tuple(os.path.abspath(f) for f in files))
     emit(report, output_format, output)
     sys.exit(report.exit_code())
+
+
+def _with_measure_lock(options: RunOptions) -> RunOptions:
+    """Several targets on one GPU take turns to be timed: they share a lock file."""
+    if not (options.measure and options.jobs > 1 and options.device.startswith("cuda")):
+        return options
+    import tempfile
+
+    handle, path = tempfile.mkstemp(prefix="compilelint-measure-", suffix=".lock")
+    os.close(handle)
+    import atexit
+    import contextlib
+
+    def remove() -> None:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+    atexit.register(remove)
+    return dataclasses.replace(options, measure_lock=path)
 
 
 def _terminate_on_sigterm() -> None:

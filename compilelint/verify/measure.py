@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -46,6 +48,21 @@ def median_ms(
         fn(*inputs.args, **inputs.kwargs)
         samples.append((time.perf_counter() - started) * 1000.0)
     return statistics.median(samples)
+
+
+@contextlib.contextmanager
+def exclusive(lock_path: str | None) -> Iterator[None]:
+    """Hold ``lock_path`` (an flock) while timing, so that targets running side by side on
+    one GPU are timed one at a time; no path: no lock."""
+    if not lock_path:
+        yield
+        return
+    with open(lock_path, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def outputs_match(eager: Any, compiled: Any) -> bool | None:

@@ -156,6 +156,7 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         "output_match": run.output_match,
         "dynamo_hooks": run.hook,
         "wall_s": round(outcome.wall_s, 3),
+        "process": {"pid": outcome.pid, "warm_worker_target": outcome.warm or None},
         "log_tail": "" if ran else outcome.log_tail[-2000:],
     }  # fmt: skip
 

@@ -21,10 +21,12 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from compilelint.verify import statuses
 from compilelint.verify.model import TargetRun
 from compilelint.verify.targets import TargetSpec
+from compilelint.verify.workers import Worker, WorkerPool
 
 _TAIL_BYTES = 4000
 _POLL_S = 0.05  # how often the parent looks at the clock, the memory and the output files
@@ -52,6 +54,8 @@ class RunOptions:
     memory_limit_mb: float | None = None  # resident memory of the target's whole session
     output_limit: int = OUTPUT_LIMIT_BYTES
     retry_crashes: bool = True  # one more run tells a flaky crash from a reproducible one
+    isolate: bool = False  # every target in a process of its own (no warm workers)
+    measure_lock: str | None = None  # a file the measure phases lock: one target timed at a time
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Outcome:
     wall_s: float = 0.0
     returncode: int | None = None
     pid: int | None = None  # the child's pid, which is also its session and group id
+    warm: int = 0  # run by a warm worker as its n-th target (1 = its first); 0: a process of its own
     log_tail: str = ""  # end of the child's stderr (and stdout), for faults
 
 
@@ -116,8 +121,10 @@ class _Watch:
     output_dropped: dict[str, int] = field(default_factory=dict)  # stream -> bytes emptied
 
 
-def _wait(process: subprocess.Popen[bytes], options: RunOptions, timeout: float, streams: dict[str, str]) -> _Watch:
-    """Wait up to ``timeout``, watching memory and output; on a limit TERM the group, then KILL."""
+def _wait(process: subprocess.Popen[bytes], options: RunOptions, timeout: float, streams: dict[str, str],
+          finished: Callable[[], bool] | None = None) -> _Watch:  # fmt: skip
+    """Wait up to ``timeout`` for the process to end (or, for a warm worker, ``finished``),
+    watching memory and output; on a limit TERM the group, then KILL."""
     watch = _Watch()
     deadline = time.monotonic() + timeout
     while True:
@@ -126,6 +133,8 @@ def _wait(process: subprocess.Popen[bytes], options: RunOptions, timeout: float,
             return watch
         except subprocess.TimeoutExpired:
             pass
+        if finished is not None and finished():
+            return watch
         _cap_output(streams, options.output_limit, watch)
         if options.memory_limit_mb:
             used = session_rss_mb(process.pid)
@@ -214,17 +223,27 @@ def _verdict(result: TargetRun | None, watch: _Watch, rc: int, phase: str, limit
     return TargetRun(statuses.NO_RESULT, f"exit {rc} without a result{where}")
 
 
-def _read_result(path: str) -> TargetRun | None:
+def _read_result_data(path: str) -> dict[str, Any] | None:
     try:
         with open(path, encoding="utf-8") as handle:
-            return TargetRun.from_json(json.load(handle))
-    except (OSError, ValueError, KeyError, TypeError):
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _parse_result(data: dict[str, Any] | None) -> TargetRun | None:
+    try:
+        return TargetRun.from_json(data) if data is not None else None
+    except (ValueError, KeyError, TypeError):
         return None
 
 
-def run_one(spec: TargetSpec, options: RunOptions) -> Outcome:
-    """Run one target; a crash is run once more, to tell a flaky one from a reproducible one."""
-    first = _run_once(spec, options)
+def run_one(spec: TargetSpec, options: RunOptions, workers: WorkerPool | None = None) -> Outcome:
+    """Run one target; a crash is run once more, in a process of its own, to tell a flaky
+    one from a reproducible one."""
+    isolated = workers is None or options.isolate or spec.isolate
+    first = _run_once(spec, options, None if isolated else workers)
     if first.run.status != statuses.CRASHED or not options.retry_crashes:
         return first
     second = _run_once(spec, options)
@@ -235,47 +254,89 @@ def run_one(spec: TargetSpec, options: RunOptions) -> Outcome:
     return replace(second, run=replace(second.run, notes=(*second.run.notes, note)))
 
 
-def _run_once(spec: TargetSpec, options: RunOptions) -> Outcome:
-    if spec.parse_error is not None:
-        return Outcome(spec, TargetRun(statuses.IMPORT_ERROR, spec.parse_error))
-    limit = spec.timeout if spec.timeout is not None else options.timeout
-    folder = tempfile.mkdtemp(prefix="compilelint-verify-")
-    files = {name: os.path.join(folder, name) for name in
-             ("request.json", "result.json", "phase", "stdout", "stderr", "fault")}  # fmt: skip
-    request = {"path": spec.path, "name": spec.name, "device": options.device,
-               "backend": options.backend, "measure": options.measure, "compile_mode": options.compile_mode,
-               "warmup": options.warmup, "repeats": options.repeats,
-               "project_root": options.project_root, "result": files["result.json"],
-               "phase": files["phase"], "fault": files["fault"]}  # fmt: skip
-    with open(files["request.json"], "w", encoding="utf-8") as handle:
-        json.dump(request, handle)
-    started = time.perf_counter()
+def _request(spec: TargetSpec, options: RunOptions, files: dict[str, str]) -> dict[str, object]:
+    return {"path": spec.path, "name": spec.name, "device": options.device,
+            "backend": options.backend, "measure": options.measure, "compile_mode": options.compile_mode,
+            "warmup": options.warmup, "repeats": options.repeats,
+            "project_root": options.project_root, "result": files["result.json"],
+            "phase": files["phase"], "fault": files["fault"], "stdout": files["stdout"],
+            "stderr": files["stderr"], "measure_lock": options.measure_lock}  # fmt: skip
+
+
+def _start_child(files: dict[str, str], options: RunOptions) -> subprocess.Popen[bytes]:
+    """A process of the target's own (the cold path)."""
     with open(files["stdout"], "wb") as out, open(files["stderr"], "wb") as err:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [options.python, "-m", "compilelint.verify.child", files["request.json"]],
             stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             start_new_session=True, env=_child_env(options),
         )  # fmt: skip
-        _GROUPS.add(process.pid)
-        try:
-            watch = _wait(process, options, limit, {"stdout": files["stdout"], "stderr": files["stderr"]})
-        finally:
-            _killpg(process.pid, signal.SIGKILL)  # orphans: grandchildren, compile workers
-            _GROUPS.discard(process.pid)
+
+
+def _run_once(spec: TargetSpec, options: RunOptions, workers: WorkerPool | None = None) -> Outcome:
+    if spec.parse_error is not None:
+        return Outcome(spec, TargetRun(statuses.IMPORT_ERROR, spec.parse_error))
+    limit = spec.timeout if spec.timeout is not None else options.timeout
+    worker = workers.acquire() if workers is not None else None
+    folder = tempfile.mkdtemp(prefix="compilelint-verify-", dir=worker.folder if worker else None)
+    files = {name: os.path.join(folder, name) for name in
+             ("request.json", "result.json", "phase", "stdout", "stderr", "fault")}  # fmt: skip
+    with open(files["request.json"], "w", encoding="utf-8") as handle:
+        json.dump(_request(spec, options, files), handle)
+    started = time.perf_counter()
+    if worker is not None:
+        process, finished = worker.process, (lambda: os.path.exists(files["result.json"]))
+        if not worker.submit(files["request.json"]):
+            finished = lambda: True  # noqa: E731 - died before it could take the request
+    else:
+        process, finished = _start_child(files, options), None
+    _GROUPS.add(process.pid)
+    watch, data, retired = _Watch(), None, None
+    try:
+        watch = _wait(process, options, limit, {"stdout": files["stdout"], "stderr": files["stderr"]}, finished)
+        data = _read_result_data(files["result.json"])
+    finally:
+        reuse = data is not None and not data.get("worker_retire") and not (watch.timed_out or watch.memory_mb)
+        retired = _end(process, worker if reuse else None, workers if worker is not None else None)
     wall = time.perf_counter() - started
     phase = _tail(files["phase"], 100).strip()
-    run = _verdict(_read_result(files["result.json"]), watch, process.returncode, phase, limit, options)
-    run = replace(run, notes=(*run.notes, *_output_notes(watch)))
+    result = _parse_result(data)
+    if result is None and worker is not None and process.poll() is None:
+        process.wait()
+    run = _verdict(result, watch, process.returncode or 0, phase, limit, options)
+    run = replace(run, notes=(*run.notes, *_output_notes(watch), *_retire_notes(data)))
     stack = _tail(files["fault"]).strip()
     if run.status == statuses.CRASHED and stack:
         run = replace(run, detail=f"{run.detail}; last Python stack: {_last_frame(stack)}")
     log = (stack + "\n" if stack else "") + _tail(files["stderr"])
+    if result is None and worker is not None and worker.served <= 1:
+        log += worker.log_tail()
     stdout = _tail(files["stdout"], 1000).strip()
     if run.status != statuses.OK and stdout:
         log += "\n[stdout] ..." + stdout
     if not options.keep_temp:
-        shutil.rmtree(folder, ignore_errors=True)
-    return Outcome(spec, run, wall, process.returncode, process.pid, log.strip())
+        shutil.rmtree(retired or folder, ignore_errors=True)
+    return Outcome(spec, run, wall, process.returncode, process.pid, log_tail=log.strip(), warm=worker.served if worker else 0)
+
+
+def _end(process: subprocess.Popen[bytes], reusable: Worker | None, workers: WorkerPool | None) -> str | None:
+    """Back to the pool, or the whole group killed: orphans, grandchildren, compile workers.
+    A retired worker's folder (the target's files are in it) is returned, to be removed."""
+    if reusable is not None and workers is not None:
+        workers.release(reusable)
+        return None
+    _killpg(process.pid, signal.SIGKILL)
+    _GROUPS.discard(process.pid)
+    if workers is not None:
+        return workers.retire_pid(process.pid, lambda pid: _killpg(pid, signal.SIGKILL))
+    return None
+
+
+def _retire_notes(data: dict[str, Any] | None) -> list[str]:
+    changed = [str(reason) for reason in (data or {}).get("worker_retire") or () if not str(reason).startswith("status ")]
+    if not changed:
+        return []
+    return [f"changed process-wide state ({', '.join(changed)}): the next target ran in a fresh worker"]
 
 
 def _output_notes(watch: _Watch) -> list[str]:
@@ -288,26 +349,61 @@ def _last_frame(stack: str) -> str:
     return frames[0] if frames else stack.splitlines()[-1]
 
 
+def worker_pool(options: RunOptions) -> WorkerPool | None:
+    """Warm workers for the run, unless every target must have a process of its own. On one
+    GPU shared by several jobs each worker may use its share of the memory (see run_all)."""
+    if options.isolate:
+        return None
+    tail = [options.device, options.backend]
+    if options.device.startswith("cuda") and options.jobs > 1:
+        tail.append(f"{0.95 / options.jobs:.4f}")
+    return WorkerPool([options.python, "-m", "compilelint.verify.worker"], _child_env(options), tail)
+
+
+def _alone(outcome: Outcome, options: RunOptions) -> bool:
+    """Out of CUDA memory while sharing the GPU: run it again alone, with all of it."""
+    return outcome.run.status == statuses.CUDA_OOM and options.device.startswith("cuda") and options.jobs > 1
+
+
 def run_all(
     specs: Sequence[TargetSpec],
     options: RunOptions,
     on_done: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
-    """Run every target, ``options.jobs`` at a time; results in the order of ``specs``."""
+    """Run every target, ``options.jobs`` at a time; results in the order of ``specs``.
+    Targets that ran out of their share of GPU memory run again at the end, one at a time."""
+    workers = worker_pool(options)
 
     def one(spec: TargetSpec) -> Outcome:
-        outcome = run_one(spec, options)
-        if on_done is not None:
+        outcome = run_one(spec, options, workers)
+        if on_done is not None and not _alone(outcome, options):
             on_done(outcome)
         return outcome
 
     pool = ThreadPoolExecutor(max_workers=max(1, options.jobs))
     try:
         futures = [pool.submit(one, spec) for spec in specs]
-        return [future.result() for future in futures]
+        outcomes = [future.result() for future in futures]
+        if workers is not None:
+            workers.close(lambda pid: _killpg(pid, signal.SIGKILL))  # the GPU to the reruns alone
+        for index, outcome in enumerate(outcomes):
+            if _alone(outcome, options):
+                outcomes[index] = _rerun_alone(outcome, options, on_done)
+        return outcomes
     except BaseException:
         _GROUPS.kill_all()  # Ctrl-C: no child may outlive the run
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True)
+        if workers is not None:
+            workers.close(lambda pid: _killpg(pid, signal.SIGKILL))
+
+
+def _rerun_alone(outcome: Outcome, options: RunOptions, on_done: Callable[[Outcome], None] | None) -> Outcome:
+    again = run_one(outcome.spec, replace(options, jobs=1))
+    note = f"out of its 1/{options.jobs} share of GPU memory beside other targets ({outcome.run.detail}); run again alone"
+    again = replace(again, run=replace(again.run, notes=(*again.run.notes, note)))
+    if on_done is not None:
+        on_done(again)
+    return again

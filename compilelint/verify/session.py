@@ -22,7 +22,7 @@ from compilelint.verify.attribution import UserFiles, canonical, merge_events
 from compilelint.verify.backend_failure import backend_failure
 from compilelint.verify.coverage import LineCoverage
 from compilelint.verify.dynamo_hooks import DynamoHooks, compile_error
-from compilelint.verify.measure import median_ms, outputs_match
+from compilelint.verify.measure import exclusive, median_ms, outputs_match
 from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, CompileError, Frame, TargetRun, Timing
 from compilelint.verify.recorder import compile_fn, override_suppress_errors, run_phase, to_device
 from compilelint.verify.statuses import classify_compile_failure, describe_exception, is_cuda_fault
@@ -98,7 +98,8 @@ def _median_ms(fn: Callable[..., Any], inputs: InputSet, request: dict[str, Any]
 
 def _measure(fn: Callable[..., Any], compiled: Callable[..., Any], inputs: InputSet,
              request: dict[str, Any]) -> tuple[float, float]:  # fmt: skip
-    return _median_ms(fn, inputs, request), _median_ms(compiled, inputs, request)
+    with exclusive(request.get("measure_lock")):
+        return _median_ms(fn, inputs, request), _median_ms(compiled, inputs, request)
 
 
 def _fullgraph(base: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,
@@ -138,7 +139,8 @@ def _after_backend_failure(base: TargetRun, fn: Any, sets: list[InputSet], user:
     timing = base.timing
     if request.get("measure"):
         enter("measure-eager")
-        timing = replace(timing, eager_ms=_median_ms(fn, sets[0], request), compiled_ms=None)
+        with exclusive(request.get("measure_lock")):
+            timing = replace(timing, eager_ms=_median_ms(fn, sets[0], request), compiled_ms=None)
     run = replace(base, status=statuses.BACKEND_ERROR, detail=f"compile-default: {failure.describe()}",
                   backend_failure=failure, events=merge_events(events),
                   recompiles=hooks.recompiles(), timing=timing)  # fmt: skip

@@ -35,6 +35,7 @@ class TargetSpec:
     name: str
     line: int
     timeout: float | None = None  # from @target(timeout=...), else the run's --timeout
+    isolate: bool = False  # from @target(isolate=True): a process of its own, not a warm worker
     parse_error: str | None = None  # set on the pseudo-target of a file that does not parse
 
     @property
@@ -46,7 +47,13 @@ class TargetDefinitionError(Exception):
     """The target function returned something the verifier cannot run."""
 
 
-def _is_target_decorator(node: ast.expr) -> tuple[bool, float | None]:
+@dataclass(frozen=True)
+class _Mark:
+    timeout: float | None = None
+    isolate: bool = False
+
+
+def _is_target_decorator(node: ast.expr) -> tuple[bool, _Mark]:
     call = node if isinstance(node, ast.Call) else None
     func = call.func if call is not None else node
     named = isinstance(func, ast.Name) and func.id == "target"
@@ -57,14 +64,16 @@ def _is_target_decorator(node: ast.expr) -> tuple[bool, float | None]:
         and ast.unparse(func.value).split(".")[0] == "compilelint"
     )
     if not (named or dotted):
-        return False, None
+        return False, _Mark()
     timeout: float | None = None
+    isolate = False
     for keyword in call.keywords if call is not None else ():
-        if keyword.arg == "timeout" and isinstance(keyword.value, ast.Constant):
-            value = keyword.value.value
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                timeout = float(value)
-    return True, timeout
+        value = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if keyword.arg == "timeout" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            timeout = float(value)
+        if keyword.arg == "isolate" and value is True:
+            isolate = True
+    return True, _Mark(timeout, isolate)
 
 
 def discover_targets(path: str) -> list[TargetSpec]:
@@ -83,10 +92,10 @@ def discover_targets(path: str) -> list[TargetSpec]:
         if not isinstance(node, ast.FunctionDef):
             continue
         marks = [_is_target_decorator(dec) for dec in node.decorator_list]
-        decorated = [timeout for is_target, timeout in marks if is_target]
+        decorated = [mark for is_target, mark in marks if is_target]
         if decorated or node.name.startswith("target_"):
-            timeout = decorated[0] if decorated else None
-            specs.append(TargetSpec(path, node.name, node.lineno, timeout))
+            mark = decorated[0] if decorated else _Mark()
+            specs.append(TargetSpec(path, node.name, node.lineno, mark.timeout, isolate=mark.isolate))
     return specs
 
 
