@@ -33,7 +33,7 @@ pytestmark = pytest.mark.dynamo
 FAULT_FILES = ("fault_import_error.py", "fault_syntax.py", "fault_sys_exit.py", "fault_os_exit.py", "faults.py")
 HEALTHY = "rules_targets.py"
 JOBS = 4
-VOLATILE = ("wall_s", "timing", "log_tail", "notes")
+VOLATILE = ("wall_s", "timing", "log_tail", "notes", "process")
 MEMORY_LIMIT_MB = 2500  # a torch child with the eager backend stays well under it
 
 
