@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.kinds import is_data
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -16,15 +17,18 @@ class OneHotWithoutNumClasses(Rule):
 
     ## What it does
     Flags, inside a compiled region, `F.one_hot(t)` and `F.one_hot(t, -1)` /
-    `F.one_hot(t, num_classes=-1)`.
+    `F.one_hot(t, num_classes=-1)`, and `F.one_hot(t, n)` where `n` is a tensor.
 
     ## Why is this bad?
     Without `num_classes` the width of the result is `t.max() + 1`, which depends on the
     data. Measured on torch 2.13 (backend eager): breaks the graph in the default mode and
     with `dynamic=True`, and fails under `fullgraph=True` (GB0246 "Attempted to use
     `torch.nn.functional.one_hot` with data-dependent output shape"; with the keyword
-    `num_classes=-1`, GB0033 "Data dependent operator"). Any other
-    `num_classes` (a constant, a variable, a size) compiles.
+    `num_classes=-1`, GB0033 "Data dependent operator"). So does a tensor `num_classes`
+    (`t.max() + 1`, or the builtin `max(t.max() + 1, n)`, which is a tensor too): Dynamo must
+    read the width back as a Python number (GB0033 in the default mode; under
+    `fullgraph=True`, "Could not extract specialized integer from data-dependent
+    expression"). Any other `num_classes` (a constant, a variable, a size) compiles.
 
     ## Example
     ```python
@@ -61,6 +65,13 @@ class OneHotWithoutNumClasses(Rule):
         width = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "num_classes"), None)
         if width is None or _is_minus_one(width):
             ctx.report(node)
+        elif is_data(ctx.kind(width)):
+            ctx.report(
+                node,
+                "`F.one_hot` with a tensor `num_classes` has a data-dependent width: breaks the graph (GB0033); "
+                "pass a Python int the model knows (a config value, a size)",
+                gb_ids=("GB0033",),
+            )
 
 
 def _is_minus_one(value: ast.expr) -> bool:

@@ -77,6 +77,10 @@ UNTRACEABLE = {
     "json.dumps": (BOTH, "GB0156"),
     "json.loads": (BOTH, "GB0156"),
     "sys.getsizeof": (BOTH, "GB0007"),
+    # TorchScript helpers Dynamo skips (torch.jit.is_scripting, annotate and
+    # _unwrap_optional are traced)
+    "torch.jit.isinstance": (BOTH, "GB0007"),
+    "torch.jit.fork": (BOTH, "GB0007"),
 }
 # NumPy draws Dynamo traces into torch ops when given a size: function -> position of the
 # size argument (None: every positional argument is a size). Without a size they draw one
@@ -128,7 +132,7 @@ class UntraceableCall(Rule):
     Flags, inside a compiled region: `time.*` clocks and `time.sleep`, `datetime.now()`,
     Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
     `subprocess`, `torch.manual_seed`, `bisect` functions, `json.dumps`/`loads`,
-    `sys.getsizeof`, debugger entry points (`breakpoint()`,
+    `sys.getsizeof`, `torch.jit.isinstance` and `torch.jit.fork`, debugger entry points (`breakpoint()`,
     `pdb.set_trace()`), `open()`, `input()`, `exec()`, and `copy.deepcopy`/`copy.copy` of tensors
     and modules.
 
