@@ -94,6 +94,8 @@ def torch_function_kind(name: str, node: ast.Call) -> Kind:
         return Kind.TENSOR | Kind.BOOL
     if name == f"torch.{last}" and last in K.DATA_SIZED_FUNCTIONS:
         return Kind.TENSOR | Kind.DATA_SIZED
+    if name == "torch.where" and len(node.args) == 1 and not node.keywords:
+        return Kind.TENSOR | Kind.CONTAINER | Kind.DATA_SIZED  # a tuple of index tensors, one per dimension
     return Kind.TENSOR
 
 
@@ -243,6 +245,8 @@ def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     if isinstance(node.slice, ast.Slice):
         return value  # a slice of a container is a container
     if value & Kind.DATA_SIZED:
+        if value & Kind.CONTAINER:  # torch.where(c)[0], uniques[i]: each element is data-sized
+            return K.element_of(value)
         return K.element_of(value) if _keeps_first_dimension(node.slice, value) else K.element_of(value) & ~Kind.DATA_SIZED
     if K.is_data(value) and K.is_mask(evaluator.kind(node.slice)):
         return Kind.TENSOR | Kind.DATA_SIZED  # x[mask]
