@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
@@ -18,12 +19,13 @@ from compilelint.context import RawFinding, RuleContext
 from compilelint.deep import call_with_deep_stack
 from compilelint.dispatch import Dispatcher, RegionStopped, RuleFailure
 from compilelint.files import SourceError, decode_source, discover, read_source
+from compilelint.analysis.kinds import Kind
 from compilelint.findings import FileResult, Finding, Mode
 from compilelint.newer_syntax import syntax_message
 from compilelint.pool import WorkerPool, sigterm_unwinds
 from compilelint.installed import PackageCalls, follower_for
 from compilelint.positions import LineIndex
-from compilelint.project import EntryPoint, ExternalCall, ModuleMap, absolute_target
+from compilelint.project import EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
 if TYPE_CHECKING:
     from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
@@ -55,6 +57,7 @@ def lint_source(
     module: str | None = None,
     tree: ast.Module | None = None,
     roots: bool = True,
+    known_returns: Mapping[str, KnownReturn] | None = None,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
@@ -85,10 +88,12 @@ def lint_source(
     parsed = tree
 
     packages = _package_calls(settings, path)
+    returns_out: dict[str, KnownReturn] = {}
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
-        return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages)
+        return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
+                        _CallerModule(module, _is_package(path)), known_returns or {}, returns_out)  # fmt: skip
 
     try:
         try:
@@ -105,7 +110,8 @@ def lint_source(
     if settings.release_claims:
         findings = for_release(findings, assume(settings.torch_version))
     depends_on = tuple(sorted(packages.depends_on)) if packages is not None else ()
-    return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on)
+    return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
+                      returns=tuple(sorted(returns_out.items())))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -183,6 +189,21 @@ def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) ->
     )
 
 
+@dataclass(frozen=True)
+class _CallerModule:
+    module: str | None
+    is_package: bool
+
+
+def _is_package(path: str) -> bool:
+    return os.path.basename(path) in ("__init__.py", "__init__.pyi")
+
+
+def _known_return(known: Mapping[str, KnownReturn], caller: _CallerModule, qualname: str) -> KnownReturn | None:
+    target = absolute_target(qualname, caller.module, caller.is_package)
+    return known.get(target) if target is not None else None
+
+
 def _absolute_receiver(receiver: str, module: str | None) -> str:
     return f"{module}.{receiver[1:]}" if receiver.startswith("@") and module else receiver
 
@@ -204,15 +225,25 @@ def _analyse(
     isolate: bool = False,
     roots: bool = True,
     packages: PackageCalls | None = None,
+    caller: _CallerModule | None = None,
+    known_returns: Mapping[str, KnownReturn] | None = None,
+    returns_out: dict[str, KnownReturn] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
     raw: list[RawFinding] = []
     index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text)
     analysis = RegionAnalysis(index, deadline, isolate)
+    if caller is not None and known_returns:
+        analysis.known_return = functools.partial(_known_return, known_returns, caller)
     for entry in entries:
         analysis.add_entry(entry)
     analysis.run(roots=roots)
+    if returns_out is not None and caller is not None and caller.module:
+        for name, state in analysis.entry_states.items():
+            if state.returns != Kind.NONE:
+                elements = tuple(state.return_elements) if state.return_elements is not None else None
+                returns_out[f"{caller.module}.{name}"] = KnownReturn(state.returns, elements)
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)
     dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx, deadline)
     for state in list(analysis.regions()):
@@ -305,12 +336,13 @@ def lint_file(
     entries: Sequence[EntryPoint] = (),
     module: str | None = None,
     roots: bool = True,
+    known_returns: Mapping[str, KnownReturn] | None = None,
 ) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
-    return lint_source(text, path, settings, entries, module, roots=roots)
+    return lint_source(text, path, settings, entries, module, roots=roots, known_returns=known_returns)
 
 
 Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings]

@@ -135,3 +135,5 @@ class FileResult:
     # what else the findings were computed from, as "kind:name" ("package:transformers"):
     # the results cache re-lints the file when one's fingerprint changes (compilelint.cache)
     depends_on: tuple[str, ...] = ()
+    # (absolute name, compilelint.project.KnownReturn) of the entry functions analysed here
+    returns: tuple[tuple[str, Any], ...] = ()

@@ -32,6 +32,15 @@ class ExternalCall:
     receivers: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class KnownReturn:
+    """What a function of another file returns, as its file's analysis found it: callers
+    analysed after it see a tensor where it returns one (``t = _check_inputs(...)[3]``)."""
+
+    kind: Kind
+    elements: tuple[Kind, ...] | None = None  # per position, when it returns a tuple
+
+
 @dataclass
 class EntryPoint:
     """What a file must treat as compiled because another file's region calls it."""

@@ -303,3 +303,30 @@ def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -
     result = lint_source(user, "model.py", _settings(site))
     assert [(f.line, f.code) for f in result.findings] == [(6, "CL101"), (7, "CL150")]
     assert result.findings[0].region == ("Block.forward",)
+
+
+def test_what_a_function_of_another_file_returns_reaches_its_callers(tmp_path: Path) -> None:
+    # checks.normalise returns (tensor, python flag); the branch on its first element in
+    # core.py breaks, the branch on its second does not
+    files = {
+        "norms-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: norms\nVersion: 0.1\n",
+        "norms/__init__.py": "from .core import run\n",
+        "norms/checks.py": (
+            "import torch\n"
+            "def normalise(y, flag=False):\n"
+            "    return y.abs().sum(), flag\n"
+        ),
+        "norms/core.py": (
+            "from .checks import normalise\n"
+            "def run(y):\n"
+            "    size, flag = normalise(y)\n"
+            "    if flag:\n"
+            "        y = -y\n"
+            "    if size > 1:\n"
+            "        return y / size\n"
+            "    return y\n"
+        ),
+    }
+    _write(tmp_path / "site", files)
+    user = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
+    assert _reached(user, tmp_path / "site") == [("norms/core.py", 6, "CL103")]

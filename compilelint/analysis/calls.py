@@ -57,7 +57,9 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
             evaluator.kind(node.func.value)
         return K.numpy_function_kind(name)
     if name is not None and imported_root(evaluator, node.func):
-        evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
+        known = evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
+        if known is not None:
+            return known
     elif isinstance(node.func, ast.Name) and _from_star_import(evaluator, node.func.id):
         for module in evaluator.index.imports.stars:  # from .utils import *: one of them defines it
             evaluator.sink.external(node, evaluator, f"{module}.{node.func.id}")

@@ -274,7 +274,8 @@ class FunctionScope:
             evaluator.tuple_kinds[id(call)] = state.return_elements
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
 
-    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str, receivers: tuple[str, ...] = ()) -> None:
+    def external(self, call: ast.Call, evaluator: Evaluator, qualname: str, receivers: tuple[str, ...] = ()) -> Kind | None:
+        """Records a call into another file; what it returns, when that file was analysed."""
         if any(isinstance(a, ast.Starred) for a in call.args):
             positional: tuple[Kind, ...] = ()
         else:
@@ -282,6 +283,12 @@ class FunctionScope:
         keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
         sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
         sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain, receivers=receivers)
+        known = self.analysis.known_return(qualname)
+        if known is None:
+            return None
+        if known.elements is not None:
+            evaluator.tuple_kinds[id(call)] = list(known.elements)
+        return known.kind
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
         receiver = node.value

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
@@ -22,7 +22,7 @@ from compilelint.analysis.kinds import Kind, is_data
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
-from compilelint.project import EntryPoint, ExternalCall
+from compilelint.project import EntryPoint, ExternalCall, KnownReturn
 from compilelint.analysis.parameters import (
     all_parameters,
     annotation_kind,
@@ -83,6 +83,9 @@ class RegionAnalysis:
         self._root_ids: set[int] | None = None
         self._queued: set[int] = set()  # ids of the states in _worklist
         self._parents: dict[int, dict[int, ast.AST]] = {}  # id(function node) -> parent map
+        self.entry_states: dict[str, FunctionState] = {}  # entry name -> its function's state
+        # what a function of another file returns (qualname as imported here), when known
+        self.known_return: Callable[[str], KnownReturn | None] = _nothing_known
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
@@ -103,6 +106,7 @@ class RegionAnalysis:
             return
         state = self._add(info, entry.chain, root=False)
         state.receivers = _joined_receivers(state, entry)
+        self.entry_states[entry.name] = state
         state.incoming[ENTRY] = passed
         state.params.update(passed)
         state.params_from_calls = True
@@ -283,6 +287,10 @@ class RegionAnalysis:
 
     def callee(self, call: ast.Call) -> FunctionInfo | None:
         return self.resolved_calls.get(id(call))
+
+
+def _nothing_known(qualname: str) -> KnownReturn | None:
+    return None
 
 
 def _joined_receivers(state: FunctionState, entry: EntryPoint) -> tuple[str, ...]:

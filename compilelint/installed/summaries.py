@@ -20,7 +20,7 @@ from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, file_stamp
 from compilelint.installed.locate import Located, Locator, Package
 from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, registered_in_graph
-from compilelint.project import EntryPoint, module_name
+from compilelint.project import EntryPoint, KnownReturn, module_name
 
 if TYPE_CHECKING:
     from compilelint.config import Settings
@@ -120,13 +120,17 @@ class PackageFollower:
         start = EntryPoint(name=located.name, positional=list(positional), keywords=dict(keywords), chain=(short,), root=root)
         entries: dict[str, dict[str, EntryPoint]] = {located.path: {located.name: start}}
         results: dict[str, FileResult] = {}
+        returns: dict[str, KnownReturn] = {}  # what the functions analysed so far return
         pending = {located.path} if (located.path, located.name) not in opaque else set()
         for _ in range(MAX_ROUNDS):
             if not pending:
                 break
             for path in sorted(pending):
-                results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path), roots=False)
+                results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path),
+                                          roots=False, known_returns=returns)  # fmt: skip
+            changed = _new_returns([results[p] for p in pending], returns)
             pending = self._new_entries([results[p] for p in pending], package, entries, opaque)
+            pending |= {path for path, result in results.items() if any(c.target in changed for c in result.calls)}
             pending = {p for p in pending if p in results or len(results) < MAX_FILES}
         site_dir = os.path.dirname(package.root)
         sites = sorted(
@@ -179,6 +183,18 @@ class PackageFollower:
                 elif entry.merge(call):
                     changed.add(located.path)
         return changed
+
+
+def _new_returns(results: Iterable[FileResult], returns: dict[str, KnownReturn]) -> set[str]:
+    """Record the returns these results found; the names whose return changed (their
+    callers are analysed again, with it)."""
+    changed = set()
+    for result in results:
+        for name, known in result.returns:
+            if returns.get(name) != known:
+                returns[name] = known
+                changed.add(name)
+    return changed
 
 
 def _counts(finding: Finding) -> bool:
