@@ -330,3 +330,42 @@ def test_what_a_function_of_another_file_returns_reaches_its_callers(tmp_path: P
     _write(tmp_path / "site", files)
     user = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
     assert _reached(user, tmp_path / "site") == [("norms/core.py", 6, "CL103")]
+
+
+def test_a_return_learned_later_replaces_the_unknown_passed_before(tmp_path: Path) -> None:
+    # core.run passes normalise()'s result on to decide() in a third file: in the first
+    # round core does not know it is a tensor yet; once it does, decide sees a tensor
+    files = {
+        "norms-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: norms\nVersion: 0.1\n",
+        "norms/__init__.py": "from .core import run\n",
+        "norms/checks.py": "import torch\ndef normalise(y):\n    return y.abs().sum()\n",
+        "norms/decide.py": "def decide(size, y):\n    if size > 1:\n        return y / size\n    return y\n",
+        "norms/core.py": (
+            "from .checks import normalise\nfrom .decide import decide\n"
+            "def run(y):\n    return decide(normalise(y), y)\n"
+        ),
+    }
+    _write(tmp_path / "site", files)
+    user = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
+    assert _reached(user, tmp_path / "site") == [("norms/decide.py", 2, "CL103")]
+
+
+def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> None:
+    # norm is a parameter (any callable); norm(y).abs() is a tensor: no number, array,
+    # container or module has .abs()
+    user = (
+        "import torch\n"
+        "def step(norm, y):\n"
+        "    d = norm(y).abs()\n"
+        "    if d < 1e-5:\n"
+        "        return y\n"
+        "    m = norm(y).float()\n"  # modules have .float() too: not evidence
+        "    if m < 1e-5:\n"
+        "        return y * 2\n"
+        "    return y / d\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return step(torch.linalg.norm, x)\n"
+    )
+    result = lint_source(user, "model.py", DEFAULT_SETTINGS)
+    assert [(f.line, f.code) for f in result.findings] == [(4, "CL103")]

@@ -169,7 +169,7 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
     if receiver & Kind.NUMPY:
         return Kind.UNKNOWN | Kind.NUMPY  # arr.astype(int), arr.sum(): still an array
     if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
-        return Kind.UNKNOWN
+        return _tensor_method_kind(evaluator, method, node) if method in K.TENSOR_ONLY_METHODS else Kind.UNKNOWN
     if receiver & Kind.CONTAINER:
         return K.element_of(receiver) if method in ("pop", "get", "__getitem__") else Kind.UNKNOWN
     if receiver & Kind.TENSOR:

@@ -252,6 +252,15 @@ NOT_TENSOR_METHODS = frozenset(
      "index", "count", "popitem", "startswith", "endswith", "join", "format", "lower", "upper", "strip"}
 )
 
+# Methods only tensors have: not NumPy arrays, Python numbers, containers or strings, nor
+# nn.Modules (which share .cpu/.float/.to with tensors). A value we know nothing about
+# that calls one is a tensor (``d0 = norm(y0 / scale).abs()`` with ``norm`` a parameter).
+TENSOR_ONLY_METHODS = frozenset(
+    {"abs", "sqrt", "exp", "unsqueeze", "masked_fill", "softmax", "log_softmax", "sigmoid", "type_as", "detach",
+     "contiguous", "view_as", "expand_as", "clamp", "clamp_min", "clamp_max", "norm", "relu", "new_zeros",
+     "new_ones", "new_full", "new_empty", "new_tensor", "isnan", "isinf", "isfinite", "masked_select", "nonzero"}
+)
+
 # Tensor methods whose results are not tensors.
 TENSOR_DATA_METHODS = frozenset({"item", "tolist"})
 TENSOR_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "stride", "storage_offset"})

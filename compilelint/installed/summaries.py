@@ -20,7 +20,7 @@ from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, file_stamp
 from compilelint.installed.locate import Located, Locator, Package
 from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, registered_in_graph
-from compilelint.project import EntryPoint, KnownReturn, module_name
+from compilelint.project import EntryPoint, ExternalCall, KnownReturn, module_name
 
 if TYPE_CHECKING:
     from compilelint.config import Settings
@@ -119,6 +119,7 @@ class PackageFollower:
         short = target.rsplit(".", 1)[-1] if "." not in located.name else located.name
         start = EntryPoint(name=located.name, positional=list(positional), keywords=dict(keywords), chain=(short,), root=root)
         entries: dict[str, dict[str, EntryPoint]] = {located.path: {located.name: start}}
+        contributions: dict[tuple[str, str], dict[str, list[ExternalCall]]] = {}
         results: dict[str, FileResult] = {}
         returns: dict[str, KnownReturn] = {}  # what the functions analysed so far return
         pending = {located.path} if (located.path, located.name) not in opaque else set()
@@ -129,14 +130,13 @@ class PackageFollower:
                 results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path),
                                           roots=False, known_returns=returns)  # fmt: skip
             changed = _new_returns([results[p] for p in pending], returns)
-            pending = self._new_entries([results[p] for p in pending], package, entries, opaque)
+            pending = self._new_entries([results[p] for p in pending], package, entries, opaque, contributions,
+                                        ((located.path, located.name), start))  # fmt: skip
             pending |= {path for path, result in results.items() if any(c.target in changed for c in result.calls)}
             pending = {p for p in pending if p in results or len(results) < MAX_FILES}
         site_dir = os.path.dirname(package.root)
-        sites = sorted(
-            (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f)),
-            key=lambda s: (s.path, s.line),
-        )
+        unique = {(s.path, s.line, s.code): s for s in (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f))}
+        sites = sorted(unique.values(), key=lambda s: (s.path, s.line))  # one per line and rule: `a < 0 or b < 0`
         depends = {f"package:{package.root}"}
         for result in results.values():
             depends.update(result.depends_on)
@@ -164,9 +164,15 @@ class PackageFollower:
         package: Package,
         entries: dict[str, dict[str, EntryPoint]],
         opaque: frozenset[tuple[str, str]],
+        contributions: dict[tuple[str, str], dict[str, list[ExternalCall]]],
+        start: tuple[tuple[str, str], EntryPoint],
     ) -> set[str]:
-        changed: set[str] = set()
+        """The files whose entry points changed. Each caller file's latest calls replace
+        its earlier ones: kinds it passed before it knew what a callee returns
+        (UNKNOWN) do not stick to the entry once it passes a tensor."""
+        touched: set[tuple[str, str]] = set()
         for result in results:
+            mine: dict[tuple[str, str], list[ExternalCall]] = {}
             for call in result.calls:
                 located = self.locator.locate(call.target)
                 if located is None or located.package != package or not located.name:
@@ -175,14 +181,39 @@ class PackageFollower:
                     continue  # Dynamo calls it whole, never tracing the body
                 if located.path == result.path and located.name in entries.get(result.path, {}):
                     continue
-                entry = entries.setdefault(located.path, {}).get(located.name)
-                if entry is None:
-                    entry = entries[located.path][located.name] = EntryPoint(name=located.name, chain=call.chain + (located.name,))
-                    entry.merge(call)
-                    changed.add(located.path)
-                elif entry.merge(call):
-                    changed.add(located.path)
+                mine.setdefault((located.path, located.name), []).append(call)
+            for key, by_caller in contributions.items():
+                if result.path in by_caller and key not in mine:
+                    del by_caller[result.path]
+                    touched.add(key)
+            for key, calls in mine.items():
+                contributions.setdefault(key, {})[result.path] = calls
+                touched.add(key)
+        changed: set[str] = set()
+        for path, name in touched:
+            rebuilt = _entry_from(name, contributions.get((path, name), {}), start[1] if (path, name) == start[0] else None)
+            old = entries.get(path, {}).get(name)
+            if rebuilt is None or (old is not None and _same_entry(old, rebuilt)):
+                continue
+            entries.setdefault(path, {})[name] = rebuilt
+            changed.add(path)
         return changed
+
+
+def _entry_from(name: str, by_caller: dict[str, list[ExternalCall]], start: EntryPoint | None) -> EntryPoint | None:
+    if start is None and not by_caller:
+        return None
+    entry = replace(start, positional=list(start.positional), keywords=dict(start.keywords)) if start else EntryPoint(name=name)
+    for caller in sorted(by_caller):
+        for call in by_caller[caller]:
+            if not entry.chain:
+                entry.chain = call.chain + (name,)
+            entry.merge(call)
+    return entry
+
+
+def _same_entry(a: EntryPoint, b: EntryPoint) -> bool:
+    return (a.positional, a.keywords, a.receivers, a.root) == (b.positional, b.keywords, b.receivers, b.root)
 
 
 def _new_returns(results: Iterable[FileResult], returns: dict[str, KnownReturn]) -> set[str]:
