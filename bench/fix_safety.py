@@ -13,7 +13,10 @@
 
 Required for each tree: 0 fixed files that fail ``compile()``, 0 uncaught exceptions,
 a second ``--fix`` changes 0 bytes, files without fixes are byte-identical and not
-rewritten (inode and mtime unchanged). SIGKILL: every trial leaves the old or the new
+rewritten (inode and mtime unchanged), and in every fixed file the bytes outside the
+ranges the applied fixes claimed are kept (each fixed file is fixed again in this process
+with a trace of its passes, checked by ``compilelint.fix.preserve``; the first few files
+that fail are named on stderr). SIGKILL: every trial leaves the old or the new
 bytes, and the next run names every temporary file the kill left (it never deletes one).
 """
 
@@ -35,8 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compilelint.config import DEFAULT_SETTINGS
-from compilelint.fix.api import FixReport, fix_paths
+from compilelint.engine import lint_paths
+from compilelint.findings import FileResult
+from compilelint.fix.api import FixReport, apply_fixes, fix_paths, lint_setups
 from compilelint.fix.loop import fix_source
+from compilelint.fix.preserve import FixPass, first_outside_change
 from compilelint.fix.write import TEMP_SUFFIX
 
 CORPORA = ["/tmp/corpus/transformers", "/tmp/corpus/timm", "/tmp/corpus/diffusers"]
@@ -74,6 +80,8 @@ class TreeFigures:
     errors: Counter[str] = field(default_factory=Counter)
     second_run_changed: int = 0
     untouched_rewritten: int = 0
+    outside_changed: int = 0  # fixed files with bytes changed outside every fix's claim
+    trace_differs: int = 0  # the traced re-run did not give the bytes the run wrote
     seconds: float = 0.0
 
 
@@ -113,7 +121,8 @@ def check_tree(name: str, root: Path, jobs: int | None) -> TreeFigures:
     figures.files = len(before)
     figures.compiled_before = sum(_compiles(data, str(p)) for p, (data, _, _) in before.items())
     started = time.perf_counter()
-    report = fix_paths([str(root)], DEFAULT_SETTINGS, unsafe=True, jobs=jobs)
+    results = lint_paths([str(root)], DEFAULT_SETTINGS, jobs=jobs)
+    report = apply_fixes(results, DEFAULT_SETTINGS, unsafe=True, diff=False, jobs=jobs, roots=[str(root)])
     figures.seconds = time.perf_counter() - started
     _count(figures, report)
     after = _snapshot(root)
@@ -125,10 +134,27 @@ def check_tree(name: str, root: Path, jobs: int | None) -> TreeFigures:
             figures.compile_failures += _compiles(data, str(path)) and not _compiles(new, str(path))
         elif (new, new_inode, new_mtime) != (data, inode, mtime):
             figures.untouched_rewritten += 1
+    _check_preserved(figures, results, {p: (before[Path(p)][0], after[Path(p)][0]) for p in sorted(changed)})
     second = fix_paths([str(root)], DEFAULT_SETTINGS, unsafe=True, jobs=jobs)
     third = _snapshot(root)
     figures.second_run_changed = sum(third[p][0] != after[p][0] for p in after) + second.fixed
     return figures
+
+
+def _check_preserved(figures: TreeFigures, results: list[FileResult], fixed: dict[str, tuple[bytes, bytes]]) -> None:
+    """Fix each fixed file again with a trace; every pass must keep the bytes it did not claim."""
+    setups = lint_setups(results, list(fixed), lambda _: DEFAULT_SETTINGS)
+    for path, (old, new) in fixed.items():
+        trace: list[FixPass] = []
+        again = fix_source(old, path, setups[path], unsafe=True, trace=trace)
+        if again.fixed != new:
+            figures.trace_differs += 1
+            continue
+        outside = first_outside_change(trace)
+        if outside is not None:
+            figures.outside_changed += 1
+            if figures.outside_changed <= 5:
+                print(f"bytes changed outside the fixes: {path}, pass {outside[0]}, {outside[1]}", file=sys.stderr)
 
 
 def _count(figures: TreeFigures, report: FixReport) -> None:
@@ -241,13 +267,15 @@ def _wait_for_a_kill_point(child: subprocess.Popen[bytes], folder: Path, rng: ra
 
 def print_table(rows: list[TreeFigures], kills: dict[str, int] | None) -> None:
     head = ("tree", "files", "compile before", "with fixes", "fixed files", "fixes", "compile failures",
-            "exceptions", "other fix errors", "2nd --fix changed", "untouched rewritten", "seconds")
+            "exceptions", "other fix errors", "2nd --fix changed", "untouched rewritten", "bytes outside fixes changed",
+            "trace differs", "seconds")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
         other = ", ".join(f"{k}: {v}" for k, v in sorted(r.errors.items()) if k != "internal error") or "0"
         cells = (r.name, r.files, r.compiled_before, r.with_fixes, r.fixed_files, r.fixes_applied, r.compile_failures,
-                 r.exceptions, other, r.second_run_changed, r.untouched_rewritten, f"{r.seconds:.0f}")
+                 r.exceptions, other, r.second_run_changed, r.untouched_rewritten, r.outside_changed, r.trace_differs,
+                 f"{r.seconds:.0f}")
         print("| " + " | ".join(str(c) for c in cells) + " |")
     if kills:
         print()
@@ -269,7 +297,8 @@ def main() -> int:
         rows += [generated] if generated else []
     kills = sigkill_trials(args.sigkill) if args.sigkill else None
     print_table(rows, kills)
-    bad = any(r.compile_failures or r.exceptions or r.second_run_changed or r.untouched_rewritten for r in rows)
+    bad = any(r.compile_failures or r.exceptions or r.second_run_changed or r.untouched_rewritten or r.outside_changed
+              or r.trace_differs for r in rows)
     bad = bad or bool(kills and (kills.get("TORN") or kills.get("temp files unnamed")))
     return 1 if bad else 0
 

@@ -11,6 +11,7 @@ from fixture_support import RuleFixtures, rule_fixture_folders
 
 from compilelint.config import DEFAULT_SETTINGS
 from compilelint.fix.loop import applicable, fix_source
+from compilelint.fix.preserve import FixPass, first_outside_change
 from compilelint.registry import all_rules
 
 FIXABLE = [f for f in rule_fixture_folders() if all_rules().by_code()[f.code].fix_applicability is not None]
@@ -30,8 +31,10 @@ def _expected(fixtures: RuleFixtures, unsafe: bool) -> Path:
 @pytest.mark.parametrize("fixtures", FIXABLE, ids=[f.folder.name for f in FIXABLE])
 def test_fix_gives_the_fixed_fixture(fixtures: RuleFixtures, unsafe: bool) -> None:
     data = fixtures.flagged.read_bytes()
-    result = fix_source(data, str(fixtures.flagged), DEFAULT_SETTINGS, unsafe=unsafe)
+    trace: list[FixPass] = []
+    result = fix_source(data, str(fixtures.flagged), DEFAULT_SETTINGS, unsafe=unsafe, trace=trace)
     assert result.error is None
+    assert first_outside_change(trace) is None  # every byte outside the fixes' claims is kept
     assert result.fixed.decode() == _expected(fixtures, unsafe).read_text(encoding="utf-8")
     assert result.passes <= 3  # ruff's tests allow 10; ours converge fast
     assert not any(applicable(f, unsafe) for f in result.findings)

@@ -98,7 +98,7 @@ def apply_fixes(
     roots = tuple(roots) or _common_folder([r.path for r in results])
     stale = stale_temp_files(_directories((r.path for r in results), roots))
     todo = [r.path for r in results if os.path.isfile(r.path) and any(applicable(f, unsafe) for f in r.findings)]
-    setups = _setups(results, todo, settings_of or (lambda _: settings))
+    setups = lint_setups(results, todo, settings_of or (lambda _: settings))
     fixes = _fix_all([(path, setups[path]) for path in todo], unsafe, jobs or os.cpu_count() or 1)
     outcomes: dict[str, FileOutcome] = {}
     by_path = {r.path: r for r in results}
@@ -119,7 +119,7 @@ def fix_paths(
     return apply_fixes(lint_paths(paths, settings, jobs=jobs), settings, unsafe, diff, jobs, roots=paths)
 
 
-def _setups(results: Sequence[FileResult], todo: Sequence[str], settings_of: Callable[[str], Settings]) -> dict[str, LintSetup]:
+def lint_setups(results: Sequence[FileResult], todo: Sequence[str], settings_of: Callable[[str], Settings]) -> dict[str, LintSetup]:
     """Lint each file to fix as the run did: with the functions other files' compiled
     regions call in it (cross-file entry points, rebuilt from the results' calls)."""
     modules = ModuleMap(r.path for r in results)

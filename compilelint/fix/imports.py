@@ -52,13 +52,18 @@ def _binds(statement: cst.CSTNode) -> bool:
 def add_torch_import(module: cst.Module) -> cst.Module:
     """Insert ``import torch`` after the docstring and ``from __future__`` imports."""
     body = list(module.body)
-    index = 0
-    if body and _is_docstring(body[0]):
-        index = 1
-    while index < len(body) and _is_future_import(body[index]):
-        index += 1
+    index = import_index(module)
     line = cst.SimpleStatementLine(body=[cst.Import(names=[cst.ImportAlias(name=cst.Name("torch"))])])
     return module.with_changes(body=[*body[:index], line, *body[index:]])
+
+
+def import_index(module: cst.Module) -> int:
+    """Where ``import torch`` goes in ``module.body``."""
+    body = module.body
+    index = 1 if body and _is_docstring(body[0]) else 0
+    while index < len(body) and _is_future_import(body[index]):
+        index += 1
+    return index
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:

@@ -23,6 +23,7 @@ from compilelint.fix.edits import FixContext, FixEdit
 from compilelint.fix.gate import GateError, check_compiles, parse_for_fix
 from compilelint.fix.imports import add_torch_import, binds_torch
 from compilelint.fix.locate import Locator, Span, overlaps
+from compilelint.fix.preserve import Claim, FixPass, claims_of
 from compilelint.fix.transform import EditApplier
 from compilelint.project import EntryPoint
 from compilelint.registry import all_rules
@@ -73,20 +74,27 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
     return fix is not None and (unsafe or fix.applicability is Applicability.SAFE)
 
 
-def fix_source(data: bytes, path: str, settings: Settings | LintSetup, unsafe: bool) -> SourceFix:
-    """Fix ``data`` (the bytes of ``path``) in memory: safe fixes, and unsafe ones if asked."""
+def fix_source(
+    data: bytes, path: str, settings: Settings | LintSetup, unsafe: bool, trace: list[FixPass] | None = None
+) -> SourceFix:
+    """Fix ``data`` (the bytes of ``path``) in memory: safe fixes, and unsafe ones if asked.
+
+    ``trace``, if given, receives each pass with the ranges its fixes claimed (for the
+    byte-preservation check of ``compilelint.fix.preserve``)."""
     setup = settings if isinstance(settings, LintSetup) else LintSetup(settings)
     try:
         try:
-            return _fix_source(data, path, setup, unsafe)
+            return _fix_source(data, path, setup, unsafe, trace)
         except RecursionError:  # libcst recurses once per level of a deep expression
-            return call_with_deep_stack(lambda: _fix_source(data, path, setup, unsafe))
+            if trace is not None:
+                trace.clear()
+            return call_with_deep_stack(lambda: _fix_source(data, path, setup, unsafe, trace))
     except RecursionError:
         findings = _strip(setup.lint(data, path))
         return SourceFix(path, data, data, 0, findings, error="fix unavailable: nested too deeply for libcst")
 
 
-def _fix_source(data: bytes, path: str, setup: LintSetup, unsafe: bool) -> SourceFix:
+def _fix_source(data: bytes, path: str, setup: LintSetup, unsafe: bool, trace: list[FixPass] | None) -> SourceFix:
     findings = setup.lint(data, path)
     if not any(applicable(f, unsafe) for f in findings):
         return SourceFix(path, data, data, 0, _strip(findings))
@@ -98,22 +106,25 @@ def _fix_source(data: bytes, path: str, setup: LintSetup, unsafe: bool) -> Sourc
     except GateError as error:
         return SourceFix(path, data, data, 0, _strip(findings), error=f"fix unavailable: {error}")
     try:
-        return _passes(path, data, module, findings, setup, unsafe)
+        return _passes(path, data, module, findings, setup, unsafe, trace)
     except FixFailure as error:
         return SourceFix(path, data, data, 0, _strip(findings), error=str(error))
 
 
 def _passes(
-    path: str, data: bytes, module: cst.Module, findings: tuple[Finding, ...], setup: LintSetup, unsafe: bool
+    path: str, data: bytes, module: cst.Module, findings: tuple[Finding, ...], setup: LintSetup, unsafe: bool,
+    trace: list[FixPass] | None,
 ) -> SourceFix:
     current, fixed = data, 0
     fewest, stalled, number = (sum(applicable(f, unsafe) for f in findings), _branches(data)), 0, 0
     while stalled < MAX_PASSES and number < MAX_TOTAL_PASSES:
         number += 1
-        new_module, count = _one_pass(module, current, findings, unsafe)
+        new_module, count, claims = _one_pass(module, current, findings, unsafe, trace is not None)
         if count == 0:  # nothing could be built: what is left stays as findings
             return SourceFix(path, data, current, fixed, _strip(findings), passes=number - 1)
         new = _render(new_module)
+        if trace is not None:
+            trace.append(FixPass(current, new, claims))
         codes = sorted({f.code for f in findings if applicable(f, unsafe)})
         try:
             check_compiles(new, path)
@@ -162,9 +173,13 @@ def _render(module: cst.Module) -> bytes:
         raise FixFailure(f"fixed code cannot be written in the file's encoding: {error}") from error
 
 
-def _one_pass(module: cst.Module, data: bytes, findings: Sequence[Finding], unsafe: bool) -> tuple[cst.Module, int]:
-    """Build every applicable fix, keep those that do not overlap an earlier one, apply them."""
-    context = FixContext(module=module, locator=Locator(module, decode_source(data)))
+def _one_pass(
+    module: cst.Module, data: bytes, findings: Sequence[Finding], unsafe: bool, claim: bool = False
+) -> tuple[cst.Module, int, tuple[Claim, ...]]:
+    """Build every applicable fix, keep those that do not overlap an earlier one, apply them;
+    with ``claim``, also say which ranges of ``data`` they rewrite."""
+    text = decode_source(data)
+    context = FixContext(module=module, locator=Locator(module, text))
     rules = all_rules().by_code()
     accepted: list[tuple[FixEdit, list[Span], tuple[int, ...]]] = []
     count = 0
@@ -182,12 +197,14 @@ def _one_pass(module: cst.Module, data: bytes, findings: Sequence[Finding], unsa
         accepted.append((edit, spans, key))
         count += 1
     if not accepted:
-        return module, 0
-    new = module.visit(EditApplier([e for fix, _, _ in accepted for e in fix.edits]))
+        return module, 0, ()
+    edits = [e for fix, _, _ in accepted for e in fix.edits]
+    new = module.visit(EditApplier(edits))
     assert isinstance(new, cst.Module)
-    if any(fix.needs_torch for fix, _, _ in accepted) and not binds_torch(new):
+    adds_import = any(fix.needs_torch for fix, _, _ in accepted) and not binds_torch(new)
+    if adds_import:
         new = add_torch_import(new)
-    return new, count
+    return new, count, claims_of(edits, module, context.locator, text, adds_import) if claim else ()
 
 
 def _build(rule: object, finding: Finding, context: FixContext) -> FixEdit | None:
