@@ -80,7 +80,7 @@ def lint_source(
             tree = _parse(text, path)
         except SyntaxError as error:
             column = error.offset or 1
-            message = syntax_message(error.msg, text)
+            message = syntax_message(error.msg, text, error.lineno)
             return _error_result(path, SYNTAX_ERROR, message, error.lineno or 1, column, settings)
         except (ValueError, RecursionError, MemoryError) as error:
             return _error_result(path, SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}", 1, 1, settings)

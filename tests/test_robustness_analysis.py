@@ -127,6 +127,38 @@ def test_python_312_syntax_says_which_python_it_needs() -> None:
     assert [f.code for f in found] == ["CL900"] and "needs Python 3.12 or newer" in found[0].message
 
 
+NEWER_GRAMMAR = [
+    ('x = f"{d["k"]}"\n', "3.12", "PEP 701"),
+    ('x = f"{"\\n".join(a)}"\n', "3.12", "PEP 701"),
+    ('x = f"""{a  # a comment\n}"""\n', "3.12", "PEP 701"),
+    ('x = f"{f"{f"{y}"}"}"\n', "3.12", "PEP 701"),
+    ("class Box[T]:\n    pass\n", "3.12", "PEP 695"),
+    ("def first[T = int](x: list[T]) -> T:\n    return x[0]\n", "3.13", "PEP 696"),
+    ("type Pair = tuple[int, int]\ndef f[T = int](): pass\n", "3.13", "PEP 696"),  # the newest one counts
+    ("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n", "3.14", "PEP 758"),
+    ('x = t"{a}"\n', "3.14", "PEP 750"),
+]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 grammar parses here")
+@pytest.mark.parametrize(("code", "version", "pep"), NEWER_GRAMMAR)
+def test_newer_grammar_says_precisely_which_python_it_needs(code: str, version: str, pep: str) -> None:
+    found = lint_source("import torch\n" + code, "m.py").findings
+    assert [f.code for f in found] == ["CL900"]
+    assert found[0].message.startswith(f"needs Python {version} or newer for ") and pep in found[0].message
+
+
+@pytest.mark.parametrize("code", [
+    'x = f"{a}"\ndef f(:\n    pass\n',  # an f-string, and a real error elsewhere
+    'x = f"{d["k"]}"\nreturn = 3\n',  # newer syntax, but invalid in every grammar
+    'x = f"{a}" +\n',
+    "except ValueError, TypeError:\n    pass\n",  # no try
+])
+def test_a_real_error_near_newer_spellings_stays_a_syntax_error(code: str) -> None:
+    found = lint_source("import torch\n" + code, "m.py").findings
+    assert [f.code for f in found] == ["CL900"] and found[0].message.startswith("SyntaxError"), found[0].message
+
+
 def test_a_real_syntax_error_stays_a_syntax_error() -> None:
     found = lint_source("import torch\n\ndef f(:\n    pass\n", "m.py").findings
     assert [f.code for f in found] == ["CL900"] and found[0].message.startswith("SyntaxError")
