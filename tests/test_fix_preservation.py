@@ -137,3 +137,28 @@ def test_a_folded_return_takes_only_the_comments_of_the_lines_it_replaces() -> N
         b"    def g(self):  # g\n"
         b"        return 1;\n"
     )
+
+
+# --- guards in files that mix tabs and spaces (reported: exit 2, bad indentation) -----------
+CLASS = b"import torch\n\n\nclass M(torch.nn.Module):\n"
+
+
+@pytest.mark.parametrize("body", [
+    b"\tdef forward(self, x):\n\t    print(x)\n\t    return x\n",  # tab, then spaces
+    b"    def forward(self, x):\n    \tprint(x)\n    \treturn x\n",  # spaces, then a tab
+    b"    def forward(self, x):\n    \tif x.dim(): print(x); y = 1\n    \treturn x\n",  # a one-line suite
+    b"\tdef forward(self, x):\n\t\tfor i in range(3):\n\t\t    print(x)\n\t\treturn x\n",
+    b"\tdef forward(self, x):\n\t\tprint(x,\n  \t  x)\n\t\treturn x\n",  # a continuation line
+], ids=["tab-spaces", "spaces-tab", "suite", "loop", "continuation"])
+def test_a_guard_in_a_file_mixing_tabs_and_spaces_compiles_and_keeps_the_rest(body: bytes) -> None:
+    fixed = fixed_and_checked(CLASS + body)
+    compile(fixed, "m.py", "exec", dont_inherit=True)
+    assert GUARD in fixed
+
+
+def test_two_classes_indented_differently_are_both_guarded_in_their_own_style() -> None:
+    data = CLASS + b"    def forward(self, x):\n        print(x)\n        return x\n\n\nclass B(torch.nn.Module):\n" \
+        b"\tdef forward(self, x):\n\t\tprint(x)\n\t\treturn x\n"
+    fixed = fixed_and_checked(data)
+    assert b"        " + GUARD + b"\n            print(x)\n" in fixed
+    assert b"\t\t" + GUARD + b"\n" in fixed
