@@ -80,3 +80,39 @@ class PrintingMLPFixed(PrintingMLP):
                 if not torch.compiler.is_compiling():
                     print("block", index, x.norm())
         return x
+
+
+class ODEBlockFixed(ODEBlock):
+    """By hand (no --fix exists): the solver kept out of the compiled region, its
+    dynamics compiled on their own. torchdiffeq's step-size setup calls
+    ``torch.unique`` (rk_common.py), which Inductor cannot lower."""
+
+    def __init__(self, width: int = 64) -> None:
+        super().__init__(width)
+        self.func.compile()
+
+    @torch.compiler.disable
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        return super().forward(y)
+
+
+class GATFixed(GAT):
+    """By hand: self-loops added once, outside the model (the mask-indexing breaks in
+    torch_geometric/utils/loop.py), and the node and edge counts marked dynamic in the
+    targets (the recompiles on each new graph size)."""
+
+    def __init__(self, features: int = 32, hidden: int = 64, classes: int = 7) -> None:
+        super().__init__(features, hidden, classes)
+        from torch_geometric.nn import GATConv
+
+        self.conv1 = GATConv(features, hidden, heads=4, concat=False, add_self_loops=False)
+        self.conv2 = GATConv(hidden, classes, heads=1, add_self_loops=False)
+
+
+def keep_lstms_eager(model: nn.Module) -> nn.Module:
+    """By hand for timm's sequencer: every LSTM runs eager (Dynamo breaks on nn.LSTM), so
+    Dynamo compiles the rest without tracing into it."""
+    for module in model.modules():
+        if isinstance(module, nn.LSTM):
+            module.forward = torch.compiler.disable(module.forward)  # type: ignore[method-assign]
+    return model

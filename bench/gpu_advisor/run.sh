@@ -1,27 +1,56 @@
 #!/usr/bin/env bash
-# The verifier as a compile-performance advisor on a CUDA GPU (one device run):
-#   bash bench/gpu_advisor/run.sh OUTDIR
-# verify --device cuda --measure over bench/gpu_advisor/targets.py (Inductor, default mode),
-# then the small targets again under mode="reduce-overhead"; a table at the end.
+# The verifier as a compile-performance advisor on a CUDA GPU:
+#   bash bench/gpu_advisor/run.sh OUTDIR [PHASE ...]      (default: every phase, in order)
+# Phases (each fits one 10-minute device call):
+#   overhead         bench/verify_overhead.py: 30 small targets, warm workers at --jobs 1 and 4,
+#                    and 8 of them in fresh processes (--isolate) for comparison
+#   advisor          verify --device cuda --measure --dynamic --compile-time over targets.py
+#                    (six real models, a printing MLP, and the models fixed by hand)
+#   fix              `compilelint --fix --unsafe-fixes` on a copy of models.py, then verify
+#                    the targets whose code it changed, from the copy
+#   reduce-overhead  the small targets again under mode="reduce-overhead"
+# Then summary.py writes OUTDIR/summary.md (before/after table) and, where matplotlib is
+# installed, plot.png.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUT="${1:-$ROOT/bench/results/gpu_advisor}"
+OUT="$(mkdir -p "${1:-$ROOT/bench/results/gpu_advisor}" && cd "${1:-$ROOT/bench/results/gpu_advisor}" && pwd)"
+shift || true
+PHASES=("$@")
+[ ${#PHASES[@]} -eq 0 ] && PHASES=(overhead advisor fix reduce-overhead)
 PY="${PYTHON:-python3}"
-mkdir -p "$OUT"
 cd "$ROOT"
 if ! "$PY" -c "import compilelint.rules" 2>/dev/null; then
     "$PY" -m pip install -q --no-deps --no-build-isolation --no-index -e "$ROOT" >/dev/null 2>&1 \
         || echo "editable install failed: findings will be CL999" >&2
 fi
-cd bench/gpu_advisor
 "$PY" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
-COMMON=(--targets targets.py --device cuda --measure --warmup 3 --repeats 15 --timeout 420 -q)
-start=$(date +%s)
-timeout 540 "$PY" -m compilelint verify "${COMMON[@]}" --jobs 3 --format json -o "$OUT/verify-default.json" models.py
-echo "default mode: rc=$? in $(( $(date +%s) - start )) s"
-start=$(date +%s)
-timeout 200 "$PY" -m compilelint verify "${COMMON[@]}" --jobs 2 --mode reduce-overhead \
-    --target target_printing_mlp --target target_printing_mlp_fixed --target target_torchvision_resnet18 \
-    --format json -o "$OUT/verify-reduce-overhead.json" models.py
-echo "reduce-overhead: rc=$? in $(( $(date +%s) - start )) s"
-"$PY" summary.py "$OUT"/verify-*.json | tee "$OUT/summary.md"
+COMMON=(--device cuda --measure --warmup 3 --repeats 15 --timeout 560 -q)
+phase() { echo "== $1: rc=$2 in $3 s"; }
+for name in "${PHASES[@]}"; do
+    start=$(date +%s)
+    case "$name" in
+    overhead)
+        timeout 560 "$PY" bench/verify_overhead.py --device cuda --count 30 --jobs 1 4 --isolated-count 8 \
+            --out "$OUT/overhead" | tee "$OUT/overhead.md"
+        phase overhead "$?" $(( $(date +%s) - start )) ;;
+    advisor)
+        (cd bench/gpu_advisor && timeout 570 "$PY" -m compilelint verify --targets targets.py "${COMMON[@]}" \
+            --jobs 3 --dynamic --compile-time --format json -o "$OUT/verify-default.json" \
+            --summary "$OUT/verify-default.md" models.py)
+        phase advisor "$?" $(( $(date +%s) - start )) ;;
+    fix)
+        copy="$(mktemp -d)/gpu_advisor"
+        cp -r bench/gpu_advisor "$copy"
+        "$PY" -m compilelint --fix --unsafe-fixes "$copy/models.py" > "$OUT/fix.log" 2>&1
+        diff -u bench/gpu_advisor/models.py "$copy/models.py" > "$OUT/fix.diff"
+        (cd "$copy" && timeout 300 "$PY" -m compilelint verify --targets targets.py "${COMMON[@]}" \
+            --target target_printing_mlp --compile-time --format json -o "$OUT/verify-after-fix.json" models.py)
+        phase fix "$?" $(( $(date +%s) - start )) ;;
+    reduce-overhead)
+        (cd bench/gpu_advisor && timeout 300 "$PY" -m compilelint verify --targets targets.py "${COMMON[@]}" \
+            --jobs 2 --mode reduce-overhead --target target_printing_mlp --target target_printing_mlp_fixed \
+            --target target_torchvision_resnet18 --format json -o "$OUT/verify-reduce-overhead.json" models.py)
+        phase reduce-overhead "$?" $(( $(date +%s) - start )) ;;
+    esac
+done
+"$PY" bench/gpu_advisor/summary.py "$OUT" > "$OUT/summary.md" && cat "$OUT/summary.md"

@@ -64,3 +64,42 @@ def target_printing_mlp_fixed():
     _seed()
     model = PrintingMLPFixed().eval().to(torch.bfloat16)
     return model, [(torch.randn(b, 1024, dtype=torch.bfloat16),) for b in (256, 256, 512)]
+
+
+# -- fixed by hand, where --fix has no fix -----------------------------------------------
+def target_timm_sequencer2d_s_fixed():
+    """Each nn.LSTM kept out of the compiled region (torch.compiler.disable on its forward)."""
+    import timm
+
+    from models import keep_lstms_eager
+
+    _seed()
+    model = keep_lstms_eager(timm.create_model("sequencer2d_s", pretrained=False).eval())
+    return model, [(torch.randn(b, 3, 224, 224),) for b in (8, 8, 16)]
+
+
+def target_torchdiffeq_ode_block_fixed():
+    """The solver eager, its dynamics compiled (torch.unique in the solver's set-up)."""
+    from models import ODEBlockFixed
+
+    _seed()
+    return ODEBlockFixed().eval(), [(torch.randn(b, 64),) for b in (256, 256, 512)]
+
+
+def target_pyg_gat_fixed(device="cpu"):
+    """Self-loops added once outside the model; nodes and edges marked dynamic."""
+    from torch_geometric.utils import add_self_loops, remove_self_loops
+
+    from models import GATFixed
+
+    _seed()
+
+    def graph(nodes: int) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.randn(nodes, 32, device=device)
+        edges = torch.randint(0, nodes, (2, nodes * 8), device=device)
+        edges = add_self_loops(remove_self_loops(edges)[0], num_nodes=nodes)[0]
+        torch._dynamo.mark_dynamic(x, 0)
+        torch._dynamo.mark_dynamic(edges, 1)
+        return x, edges
+
+    return GATFixed().to(device).eval(), [graph(n) for n in (2000, 2000, 3000)]

@@ -109,3 +109,45 @@ def remedy(recompile: Recompile) -> str:
         return (f"the Python number `{value.group(1) or value.group(2)}` changes between calls: pass it as a tensor "
                 "(torch.tensor(x)), or torch.compile(dynamic=True)")
     return "see the guard above; TORCH_LOGS=recompiles shows every guard that failed"
+
+
+def _seconds(result: dict[str, object] | None) -> float | None:
+    value = (result or {}).get("first_call_s")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _saving(cold: float, other: float) -> str:
+    if other <= cold:
+        return f"saves {cold - other:.2f} s ({(cold - other) / cold:.0%})"
+    return f"costs {other - cold:.2f} s more"
+
+
+_REMEDIES = (
+    ("regional", "regional compilation"),
+    ("warm-artifacts", "warm start, torch.compiler.load_cache_artifacts in a fresh process"),
+    ("warm-disk", "warm start from the on-disk caches (same TORCHINDUCTOR_CACHE_DIR)"),
+)
+
+
+def compile_time_lines(run: TargetRun) -> list[str]:
+    """``--compile-time``: the cold first compiled call and what each remedy saves on it."""
+    measured = run.compile_time
+    if not measured:
+        return []
+    cold_result = measured.get("cold") or {}
+    cold = _seconds(cold_result)
+    if cold is None:
+        return [f"compile time: the cold run failed: {cold_result.get('error', 'no result')}"]
+    lines = [f"first compiled call, cold (fresh process, empty caches): {cold:.2f} s"]
+    for variant, name in _REMEDIES:
+        result = measured.get(variant)
+        if result is None:
+            continue
+        seconds = _seconds(result)
+        if variant == "regional" and result.get("block"):
+            name = f"{name} of {result['block']}"
+        if seconds is None:
+            lines.append(f"{name}: {result.get('error', 'no result')}")
+        else:
+            lines.append(f"{name}: {seconds:.2f} s, {_saving(cold, seconds)}")
+    return lines

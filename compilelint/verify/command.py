@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import click
 from rich.console import Console
@@ -172,16 +173,23 @@ def _positive_finite(ctx: click.Context, param: click.Parameter, value: float | 
               default="default", show_default=True, help="torch.compile(mode=...) for the default-mode phase.")
 @click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option("--repeats", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--jobs", "-j", type=int, default=None, help="Targets run at once [default: up to 4 on CPU, 1 on CUDA].")
+@click.option("--jobs", "-j", type=int, default=None,
+              help="Targets run at once [default: up to 4; 1 on CUDA with --measure].")
 @click.option("--isolate", is_flag=True,
               help="Every target in a fresh process of its own (default: warm workers reused by targets).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--dynamic", is_flag=True, help="Run the input sets again under torch.compile(dynamic=True).")
+@click.option("--compile-time", "compile_time", is_flag=True,
+              help="Time the first compiled call cold, with regional compilation and with warm caches (fresh processes).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
+@click.option("--summary", type=click.Path(dir_okay=False, writable=True),
+              help="Also write a markdown summary to paste into an issue.")
+@click.option("--plot", type=click.Path(dir_okay=False, writable=True),
+              help="Also draw eager vs compiled time per target (PNG/SVG/PDF; needs matplotlib).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names: tuple[str, ...],
-                   timeout: float, memory_limit: float | None, device: str, backend: str | None, measure: bool, compile_mode: str, warmup: int,
-                   repeats: int, jobs: int | None, isolate: bool, output_format: str, output: str | None,
-                   quiet: bool) -> None:  # fmt: skip
+                   **settings: Any) -> None:  # fmt: skip
     """Confirm findings by running targets under torch.compile (default and fullgraph=True).
 
     Exit status: 0 when every target ran and no break was found, 1 when findings are
@@ -191,22 +199,45 @@ def verify_command(paths: tuple[str, ...], target_files: tuple[str, ...], names:
     files = target_files or tuple(configured)
     if not files:
         raise click.UsageError("no targets: pass --targets FILE or set [tool.compilelint.verify] targets")
-    if device.startswith("cuda"):
+    if settings["plot"]:
+        _check_plotting()
+    if str(settings["device"]).startswith("cuda"):
         check_cuda(sys.executable)
-    options = RunOptions(
-        device=device, backend=backend or ("inductor" if device.startswith("cuda") else "eager"),
-        timeout=timeout, memory_limit_mb=memory_limit, measure=measure, compile_mode=compile_mode, warmup=warmup, repeats=repeats,
-        jobs=jobs or _default_jobs(device, measure), project_root=project_root(files[0]), isolate=isolate,
-    )  # fmt: skip
-    options = _with_measure_lock(options)
+    options = _with_measure_lock(run_options(settings, project_root(files[0])))
     _terminate_on_sigterm()
     err = Console(stderr=True)
+    quiet = bool(settings["quiet"])
     if not quiet:
         err.print(f"config: {config or 'none'} · targets: {', '.join(files)}", markup=False, highlight=False)
     report = verify(VerifyRequest(paths, tuple(os.path.abspath(f) for f in files), names, options, quiet), err)
     report = dataclasses.replace(report, config=config, targets_files=tuple(os.path.abspath(f) for f in files))
-    emit(report, output_format, output)
+    emit(report, settings["output_format"], settings["output"])
+    if settings["summary"]:
+        emit(report, "markdown", settings["summary"])
+    if settings["plot"]:
+        from compilelint.verify.plot import write_plot
+
+        write_plot(settings["plot"], [("run", to_json(report))])
     sys.exit(report.exit_code())
+
+
+def run_options(settings: dict[str, Any], root: str | None) -> RunOptions:
+    device = str(settings["device"])
+    return RunOptions(
+        device=device, backend=settings["backend"] or ("inductor" if device.startswith("cuda") else "eager"),
+        timeout=settings["timeout"], memory_limit_mb=settings["memory_limit"], measure=settings["measure"],
+        compile_mode=settings["compile_mode"], warmup=settings["warmup"], repeats=settings["repeats"],
+        jobs=settings["jobs"] or _default_jobs(device, settings["measure"]), project_root=root,
+        isolate=settings["isolate"], dynamic=settings["dynamic"], compile_time=settings["compile_time"],
+    )  # fmt: skip
+
+
+def _check_plotting() -> None:
+    """Before the run, not after minutes of it: --plot without matplotlib is a usage error."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise VerifyError("--plot needs matplotlib: pip install 'compilelint[plot]'")
 
 
 def _with_measure_lock(options: RunOptions) -> RunOptions:
@@ -247,6 +278,10 @@ def emit(report: VerifyReport, output_format: str, output: str | None) -> None:
         if output_format == "json":
             text = json.dumps(to_json(report), indent=2)
             click.echo(text, file=handle)
+        elif output_format == "markdown":
+            from compilelint.verify.render_markdown import render_markdown
+
+            click.echo(render_markdown(report), file=handle, nl=False)
         else:
             console = Console(file=handle) if handle else Console()
             if not console.is_terminal:

@@ -233,6 +233,28 @@ class Timing:
 
 
 @dataclass(frozen=True)
+class DynamicRun:
+    """The input sets again under ``torch.compile(dynamic=True)`` (``--dynamic``)."""
+
+    recompiles: Recompiles = field(default_factory=Recompiles)
+    graphs: int | None = None
+    error: str = ""  # the exception that stopped the phase, if one did
+    first_call_s: float | None = None
+    cuda_fault: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"recompiles": self.recompiles.to_json(), "graphs": self.graphs, "error": self.error,
+                "first_call_s": self.first_call_s, "cuda_fault": self.cuda_fault}  # fmt: skip
+
+    @staticmethod
+    def from_json(data: dict[str, Any] | None) -> DynamicRun | None:
+        if not data:
+            return None
+        return DynamicRun(Recompiles.from_json(data.get("recompiles")), data.get("graphs"), str(data.get("error", "")),
+                          data.get("first_call_s"), bool(data.get("cuda_fault", False)))  # fmt: skip
+
+
+@dataclass(frozen=True)
 class TargetRun:
     """Everything the child process found out about one target; written as JSON."""
 
@@ -257,6 +279,9 @@ class TargetRun:
     graphs: int | None = None  # graphs the default-mode run compiled (Dynamo's counters)
     cudagraph_skips: tuple[str, ...] = ()  # why Inductor did not use CUDA graphs (reduce-overhead)
     compile_mode: str = "default"  # torch.compile(mode=...)
+    dynamic: DynamicRun | None = None  # --dynamic
+    # --compile-time: {variant: {"first_call_s", "block", "error", ...}} (compile_time.py)
+    compile_time: dict[str, dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -279,6 +304,8 @@ class TargetRun:
             "graphs": self.graphs,
             "cudagraph_skips": list(self.cudagraph_skips),
             "compile_mode": self.compile_mode,
+            "dynamic": self.dynamic.to_json() if self.dynamic else None,
+            "compile_time": self.compile_time,
         }
 
     @staticmethod
@@ -303,4 +330,6 @@ class TargetRun:
             graphs=data.get("graphs"),
             cudagraph_skips=tuple(data.get("cudagraph_skips", ())),
             compile_mode=str(data.get("compile_mode", "default")),
+            dynamic=DynamicRun.from_json(data.get("dynamic")),
+            compile_time=data.get("compile_time"),
         )

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from compilelint.verify import statuses
-from compilelint.verify.advice import advise, remedy
+from compilelint.verify.advice import advise, compile_time_lines, remedy
 from compilelint.verify.model import TargetRun
 from compilelint.verify.report import TargetReport, VerifyReport, display_path, speedup
 
@@ -96,6 +96,13 @@ def _facts(run: TargetRun) -> list[str]:
         lines.append(f"first compiled call (compile included): {timing.compile_s:.2f} s")
     if run.graphs:
         lines.append(f"graphs compiled (default mode): {run.graphs}")
+    if run.dynamic is not None:
+        failed = f"; failed: {run.dynamic.error}" if run.dynamic.error else ""
+        lines.append(f"dynamic=True: {run.dynamic.recompiles.count} recompiles (default: {recompiles.count}), "
+                     f"{run.dynamic.graphs} graphs{failed}")  # fmt: skip
+        for event in run.dynamic.recompiles.events[:4]:
+            lines.append(f"  {event.describe().replace(event.path, display_path(event.path))}")
+    lines.extend(compile_time_lines(run))
     if run.output_match is False:
         lines.append("warning: compiled output differs from eager")
     lines.extend(f"note: {note}" for note in run.notes)

@@ -14,12 +14,14 @@ from typing import Any
 
 from compilelint.findings import Finding
 from compilelint.verify import statuses
-from compilelint.verify.advice import advise, remedy
+from compilelint.verify.advice import advise, compile_time_lines, remedy
 from compilelint.verify.matching import FindingResult, MissedBreak, TargetMatch
-from compilelint.verify.model import DEFAULT, FULLGRAPH
+from compilelint.verify.model import DEFAULT, FULLGRAPH, DynamicRun
 from compilelint.verify.runner import Outcome
 
-SCHEMA_VERSION = 2  # 2: advice, backend_failure, graphs, cudagraph_skips, recompile remedies
+# 2: advice, backend_failure, graphs, cudagraph_skips, recompile remedies
+# 3: dynamic (--dynamic), compile_time (--compile-time), advice.compile_time, process
+SCHEMA_VERSION = 3
 EXIT_CLEAN, EXIT_BREAKS, EXIT_FAULT = 0, 1, 2
 
 
@@ -120,6 +122,14 @@ def speedup(eager_ms: float | None, compiled_ms: float | None) -> float | None:
     return eager_ms / compiled_ms
 
 
+def _dynamic_json(dynamic: DynamicRun | None) -> dict[str, Any] | None:
+    if dynamic is None:
+        return None
+    recompiles = {key: value for key, value in dynamic.recompiles.to_json().items() if key != "events"}
+    return {"recompiles": recompiles, "graphs": dynamic.graphs, "error": dynamic.error or None,
+            "first_call_s": dynamic.first_call_s}  # fmt: skip
+
+
 def target_json(report: TargetReport) -> dict[str, Any]:
     outcome, run = report.outcome, report.outcome.run
     ran = run.status == statuses.OK
@@ -133,7 +143,7 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         "torch": run.torch_version or None,
         "device": run.device or None,
         "backend": run.backend or None,
-        "advice": advise(run, report.match).to_json(),
+        "advice": {**advise(run, report.match).to_json(), "compile_time": compile_time_lines(run)},
         "backend_failure": run.backend_failure.to_json() if run.backend_failure else None,
         "graphs": run.graphs,
         "compile_mode": run.compile_mode,
@@ -152,6 +162,8 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         },
         "timing": {**run.timing.to_json(),
                    "speedup": speedup(run.timing.eager_ms, run.timing.compiled_ms)},
+        "dynamic": _dynamic_json(run.dynamic),
+        "compile_time": run.compile_time,
         "breaks": {mode: sum(1 for e in run.events if e.mode == mode) for mode in (DEFAULT, FULLGRAPH)},
         "output_match": run.output_match,
         "dynamo_hooks": run.hook,

@@ -56,6 +56,8 @@ class RunOptions:
     retry_crashes: bool = True  # one more run tells a flaky crash from a reproducible one
     isolate: bool = False  # every target in a process of its own (no warm workers)
     measure_lock: str | None = None  # a file the measure phases lock: one target timed at a time
+    dynamic: bool = False  # the input sets again under torch.compile(dynamic=True)
+    compile_time: bool = False  # cold compile, regional compilation and warm caches, fresh processes
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,8 @@ def _request(spec: TargetSpec, options: RunOptions, files: dict[str, str]) -> di
             "warmup": options.warmup, "repeats": options.repeats,
             "project_root": options.project_root, "result": files["result.json"],
             "phase": files["phase"], "fault": files["fault"], "stdout": files["stdout"],
-            "stderr": files["stderr"], "measure_lock": options.measure_lock}  # fmt: skip
+            "stderr": files["stderr"], "measure_lock": options.measure_lock,
+            "dynamic": options.dynamic, "compile_time": options.compile_time}  # fmt: skip
 
 
 def _start_child(files: dict[str, str], options: RunOptions) -> subprocess.Popen[bytes]:

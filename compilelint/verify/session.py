@@ -22,6 +22,7 @@ from compilelint.verify.attribution import UserFiles, canonical, merge_events
 from compilelint.verify.backend_failure import backend_failure
 from compilelint.verify.coverage import LineCoverage
 from compilelint.verify.dynamo_hooks import DynamoHooks, compile_error
+from compilelint.verify.extra_phases import requested_phases
 from compilelint.verify.measure import exclusive, median_ms, outputs_match
 from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, CompileError, Frame, TargetRun, Timing
 from compilelint.verify.recorder import compile_fn, override_suppress_errors, run_phase, to_device
@@ -234,4 +235,5 @@ def run_loaded_target(
         base = replace(base, notes=(*base.notes, SUPPRESS_NOTE))
 
     enter("compile-fullgraph")
-    return _fullgraph(base, fn, sets, user, request)
+    run = _fullgraph(base, fn, sets, user, request)
+    return requested_phases(run, fn, sets, user, request, enter)
