@@ -28,6 +28,8 @@ ALTERNATIVES = {
 }
 OTHERWISE = "compile with `fullgraph=True` (unbacked sizes), or compute it outside the compiled region"
 
+# Padding a list of tensors to their longest compares their lengths (measured on 2.13).
+PADDING = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 # Functions (torch.<name>) and methods (x.<name>()) whose result size is data-dependent.
 ALWAYS_DYNAMIC = frozenset(
     {"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"}
@@ -42,15 +44,17 @@ class DataDependentShape(Rule):
     `unique_consecutive`, `masked_select`, `bincount`, one-argument `torch.where(cond)`
     and `repeat_interleave` with tensor repeats, inside a compiled region; and Python
     control flow over the length such a result has: `for i in x.nonzero()`,
-    `for j in range(len(hits))`, `if hits.numel() == 0:`.
+    `for j in range(len(hits))`, `if hits.numel() == 0:`; and `pad_sequence` of such
+    results (`pad_sequence([t.unique() for t in x])`).
 
     ## Why is this bad?
     The size of the result is only known once the data is, so Dynamo cannot give it a
     static shape. Measured on torch 2.13: the default mode breaks the graph (GB0036
     "Dynamic shape operator"); `fullgraph=True` compiles them with unbacked symbolic sizes,
     which later shape-dependent code may still fail on: a loop over such a result, or a
-    branch on its length, fails there ("Could not extract specialized integer" /
-    "Could not guard on data-dependent expression"), and in the default mode the code
+    branch on its length, or `pad_sequence` of several (it compares their lengths), fails
+    there ("Could not extract specialized integer" / "Could not guard on data-dependent
+    expression"), and in the default mode the code
     after the break is unrolled for, and recompiles on, every new length. Assigning
     through a mask (`x[mask] = 0`) is fine and is not flagged. Under Inductor, the default
     backend, measured on CPU (bench/backend_hazards.py): with `fullgraph=True` every one of
@@ -138,6 +142,15 @@ class DataDependentShape(Rule):
                 )
             return
         assert isinstance(node, ast.Call)
+        if ctx.qualname(node.func) in PADDING and node.args and _of_data_sized(ctx.kind(node.args[0])):
+            ctx.report(
+                node,
+                "padding tensors whose lengths come from the data (`unique`, `nonzero`, `x[mask]`): `fullgraph=True` "
+                "fails (it compares their unbacked lengths, GB0170); pad to a bound the model knows",
+                breaks=(Mode.FULLGRAPH,),
+                gb_ids=("GB0170",),
+            )
+            return
         what = self._classify(node, ctx)
         if what is None:
             return
@@ -222,6 +235,11 @@ def _tests_data_size(test: ast.expr, ctx: RuleContext) -> bool:
     if not isinstance(test, ast.Compare) or any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
         return False
     return any(_unbacked_size(ctx.kind(operand)) for operand in (test.left, *test.comparators))
+
+
+def _of_data_sized(kind: Kind) -> bool:
+    """A list or tuple of tensors whose lengths come from the data."""
+    return bool(kind & Kind.CONTAINER and kind & Kind.DATA_SIZED and kind & Kind.TENSOR) and not kind & Kind.UNKNOWN
 
 
 def _unbacked_size(kind: Kind) -> bool:
