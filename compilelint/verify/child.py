@@ -21,6 +21,7 @@ from typing import Any
 
 from compilelint.verify import statuses
 from compilelint.verify.model import TargetRun
+from compilelint.verify.reaper import become_warden
 from compilelint.verify.statuses import describe_exception
 from compilelint.verify.targets import LoadedTarget, call_target, load_module
 
@@ -101,7 +102,8 @@ def run_request(request: dict[str, Any]) -> TargetRun:
 
 def watch_parent(folder: str) -> None:
     """If the verify process dies (even by SIGKILL), remove our folder and kill our session's
-    process group: this process and everything it started that stayed in the group."""
+    process group: this process and everything it started that stayed in the group. (Where
+    ``reaper.become_warden`` works, its warden does this for every process below it.)"""
     parent = os.getppid()
 
     def watch() -> None:
@@ -116,7 +118,8 @@ def watch_parent(folder: str) -> None:
 def main(argv: list[str]) -> None:
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
-    watch_parent(os.path.dirname(argv[1]))
+    if not become_warden(os.path.dirname(argv[1])):  # Linux: a warden cleans up, also after verify dies
+        watch_parent(os.path.dirname(argv[1]))
     # a crash leaves its Python stack in a file of its own, however much the target prints
     fault_log = open(request["fault"], "w", encoding="utf-8") if request.get("fault") else sys.stderr  # noqa: SIM115
     faulthandler.enable(file=fault_log, all_threads=False)

@@ -3,7 +3,8 @@
 In-process timeouts are either unreliable or fatal (reliability.md §1.6), so the clock
 is the parent's. The child is a session leader; on timeout its whole group gets SIGTERM,
 then SIGKILL after a grace period, and every run ends with a SIGKILL to the group so no
-grandchild (a compile worker, a stray ``sleep``) outlives it. Output goes to files, never
+grandchild (a compile worker, a stray ``sleep``) outlives it; those in sessions of their
+own are handled by wardens and subreapers (:mod:`.reaper`). Output goes to files, never
 pipes: a grandchild holding a pipe open would make us wait for it.
 """
 
@@ -23,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compilelint.verify import statuses
+from compilelint.verify import reaper, statuses
 from compilelint.verify.model import TargetRun
 from compilelint.verify.targets import TargetSpec
 from compilelint.verify.workers import Worker, WorkerPool
@@ -268,12 +269,14 @@ def _request(spec: TargetSpec, options: RunOptions, files: dict[str, str]) -> di
 
 def _start_child(files: dict[str, str], options: RunOptions) -> subprocess.Popen[bytes]:
     """A process of the target's own (the cold path)."""
-    with open(files["stdout"], "wb") as out, open(files["stderr"], "wb") as err:
-        return subprocess.Popen(
+    with open(files["stdout"], "wb") as out, open(files["stderr"], "wb") as err, reaper.spawning() as ours:
+        process = subprocess.Popen(
             [options.python, "-m", "compilelint.verify.child", files["request.json"]],
             stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             start_new_session=True, env=_child_env(options),
         )  # fmt: skip
+        ours(process.pid)
+    return process
 
 
 def _run_once(spec: TargetSpec, options: RunOptions, workers: WorkerPool | None = None) -> Outcome:
@@ -330,6 +333,9 @@ def _end(process: subprocess.Popen[bytes], reusable: Worker | None, workers: Wor
         return None
     _killpg(process.pid, signal.SIGKILL)
     _GROUPS.discard(process.pid)
+    process.wait()
+    reaper.forget(process.pid)
+    reaper.kill_orphans()  # what was below it in sessions of their own came to us
     if workers is not None:
         return workers.retire_pid(process.pid, lambda pid: _killpg(pid, signal.SIGKILL))
     return None
@@ -384,23 +390,25 @@ def run_all(
         return outcome
 
     pool = ThreadPoolExecutor(max_workers=max(1, options.jobs))
-    try:
-        futures = [pool.submit(one, spec) for spec in specs]
-        outcomes = [future.result() for future in futures]
-        if workers is not None:
-            workers.close(lambda pid: _killpg(pid, signal.SIGKILL))  # the GPU to the reruns alone
-        for index, outcome in enumerate(outcomes):
-            if _alone(outcome, options):
-                outcomes[index] = _rerun_alone(outcome, options, on_done)
-        return outcomes
-    except BaseException:
-        _GROUPS.kill_all()  # Ctrl-C: no child may outlive the run
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    finally:
-        pool.shutdown(wait=True)
-        if workers is not None:
-            workers.close(lambda pid: _killpg(pid, signal.SIGKILL))
+    with reaper.subreaper():  # orphans of the children come to us, not to init
+        try:
+            futures = [pool.submit(one, spec) for spec in specs]
+            outcomes = [future.result() for future in futures]
+            if workers is not None:
+                workers.close(lambda pid: _killpg(pid, signal.SIGKILL))  # the GPU to the reruns alone
+            for index, outcome in enumerate(outcomes):
+                if _alone(outcome, options):
+                    outcomes[index] = _rerun_alone(outcome, options, on_done)
+            return outcomes
+        except BaseException:
+            _GROUPS.kill_all()  # Ctrl-C: no child may outlive the run
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+            if workers is not None:
+                workers.close(lambda pid: _killpg(pid, signal.SIGKILL))
+            reaper.kill_orphans()
 
 
 def _rerun_alone(outcome: Outcome, options: RunOptions, on_done: Callable[[Outcome], None] | None) -> Outcome:

@@ -11,10 +11,10 @@ kills this process and the parent starts a new one.
 Targets share this process only while none of them changes what the next would see.
 After each target the worker compares the process-wide state a target can change (the
 Dynamo, Inductor and functorch configs, environment variables, torch's global modes,
-torch.compile itself, threads left running) with what it was before; when anything
-differs, or the target ended in a status that leaves the process unfit (a CUDA fault,
-Dynamo disabled, a verifier error), the worker writes ``worker_retire`` into the result
-and exits, so the next target gets a fresh process.
+torch.compile itself, threads and processes left running: those are killed) with what
+it was before; when anything differs, or the target ended in a status that leaves the
+process unfit (a CUDA fault, Dynamo disabled, a verifier error), the worker writes
+``worker_retire`` into the result and exits, so the next target gets a fresh process.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 from compilelint.verify import statuses
 from compilelint.verify.child import run_request, watch_parent, write_json_atomic
+from compilelint.verify.reaper import become_warden, below, kill_below, reap_zombies
 
 # A process that ended a target in one of these is not reused.
 UNFIT_AFTER = frozenset({statuses.CUDA_ERROR, statuses.CUDA_OOM, statuses.INTERNAL_ERROR,
@@ -133,13 +134,23 @@ def _clean_up(device: str) -> None:
         torch.cuda.empty_cache()
 
 
+def _processes_left(ours: set[int]) -> list[str]:
+    """Kill what the target left running (also in a session of its own: we are a subreaper,
+    so its orphans are below us); a target that left any does not share the process."""
+    left = kill_below(spare=ours)
+    reap_zombies(spare=ours)
+    return [f"{len(left)} processes left running"] if left else []
+
+
 def serve(folder: str, requests_fd: int, device: str, backend: str, memory_fraction: float | None) -> None:
     """Requests come on a pipe of their own, not stdin: a target reading stdin gets /dev/null."""
-    watch_parent(folder)
+    if not become_warden(folder):  # Linux: a warden cleans up, also after verify dies
+        watch_parent(folder)
     try:
         warm_up(device, backend, memory_fraction)
     except BaseException:  # noqa: BLE001 - no torch, no GPU: each target then says so itself
         pass
+    ours = below(os.getpid())  # started by the warm-up (Inductor's compile workers): not a target's
     fault_log = None
     for line in os.fdopen(requests_fd, encoding="utf-8"):
         with open(line.strip(), encoding="utf-8") as handle:
@@ -150,7 +161,7 @@ def serve(folder: str, requests_fd: int, device: str, backend: str, memory_fract
         before = global_state()
         result = run_request(request)
         _clean_up(device)
-        reasons = changed(before, global_state())
+        reasons = changed(before, global_state()) + _processes_left(ours)
         if result.status in UNFIT_AFTER:
             reasons.append(f"status {result.status}")
         write_json_atomic(request["result"], {**result.to_json(), "worker_retire": reasons})

@@ -6,7 +6,7 @@ every fault limit it has for a process of its own (wall clock, memory, output) a
 kills the worker's whole session when a limit is passed, when the worker dies, and when
 the worker says a target changed what the next would see (``worker.py``). Each worker
 has a folder; every target's files lie under it, so a worker that outlives a killed
-parent removes them all (``child.watch_parent``).
+parent removes them all (its warden, ``reaper.become_warden``; elsewhere ``child.watch_parent``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import threading
 from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import IO
+
+from compilelint.verify import reaper
 
 
 @dataclass
@@ -108,6 +110,7 @@ class WorkerPool:
 
     def _forget(self, worker: Worker) -> None:
         self._alive.pop(worker.pid, None)
+        reaper.forget(worker.pid)
         if worker in self._idle:
             self._idle.remove(worker)
         try:
@@ -119,12 +122,13 @@ class WorkerPool:
         folder = tempfile.mkdtemp(prefix="compilelint-worker-")
         read_end, write_end = os.pipe()
         with open(os.path.join(folder, "worker.out"), "wb") as out, \
-                open(os.path.join(folder, "worker.err"), "wb") as err:  # fmt: skip
+                open(os.path.join(folder, "worker.err"), "wb") as err, reaper.spawning() as ours:  # fmt: skip
             process = subprocess.Popen(
                 [*self.command, folder, str(read_end), *self.tail],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(read_end,),
                 start_new_session=True, env=self.env,
             )  # fmt: skip
+            ours(process.pid)
         os.close(read_end)
         worker = Worker(process, folder, os.fdopen(write_end, "w", encoding="utf-8"))
         with self._lock:

@@ -102,3 +102,19 @@ def test_a_sigkilled_verify_leaves_no_target_process_nor_folder(data_dir: Path) 
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_torch_compile_disable_gets_no_verdict(data_dir: Path) -> None:
+    spec = TargetSpec(str(data_dir / "rules_targets.py"), "target_print", 1)
+    outcome = run_one(spec, RunOptions(timeout=90, project_root=str(ROOT), env={"TORCH_COMPILE_DISABLE": "1"}))
+    assert outcome.run.status == statuses.NOT_COMPILED, outcome.run.detail
+    assert "TORCH_COMPILE_DISABLE=1" in outcome.run.detail
+
+
+def test_a_crash_that_does_not_come_back_on_the_retry_is_called_flaky(data_dir: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setenv("COMPILELINT_TEST_DIR", str(tmp_path))
+    spec = TargetSpec(str(data_dir / "flaky.py"), "target_crashes_once", 1)
+    outcome = run_one(spec, RunOptions(timeout=90, project_root=str(ROOT)))
+    assert outcome.run.status == statuses.OK, outcome.run.detail
+    assert any(note.startswith("flaky: crashed once (SIGABRT during target") for note in outcome.run.notes)
