@@ -185,3 +185,25 @@ def test_a_value_and_or_lets_through_is_a_tensor_under_its_conditions() -> None:
     (finding,) = lint_source(BOOL_OP_VALUE, "m.py").findings
     assert (finding.code, finding.line) == ("CL103", 13)
     assert "evaluated only when `not self.batch_first`" in finding.message
+
+
+def test_isinstance_of_a_python_type_narrows_the_operands_after_it() -> None:
+    # `isinstance(t, list) and all(...)`: where the test holds, t is a list of numbers
+    source = (
+        "import torch\n"
+        "def check(thresholds):\n"
+        "    if isinstance(thresholds, list) and not all(0 <= t <= 1 for t in thresholds):\n"
+        "        raise ValueError('thresholds')\n"
+        "    if isinstance(thresholds, torch.Tensor) and not all(0 <= t <= 1 for t in thresholds):\n"
+        "        raise ValueError('thresholds')\n"
+        "    if isinstance(thresholds, (int, float)) and thresholds > 2:\n"
+        "        raise ValueError('thresholds')\n"
+        "    return thresholds\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        check(x.sum(0))\n"
+        "        return check([0.5])\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(5, "CL122")]

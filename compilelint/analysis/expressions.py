@@ -194,7 +194,7 @@ class Evaluator:
 
     def bool_op(self, node: ast.BoolOp) -> Kind:
         live = self.live_operands(node)
-        kinds = [self.kind(value) for value in live]
+        kinds = self._narrowing_kinds(live) if isinstance(node.op, ast.And) else [self.kind(value) for value in live]
         if len(kinds) > 1 and K.is_data(kinds[-1]) and all(kind == Kind.STATIC for kind in kinds[:-1]):
             # `not self.batch_first and mask[0].all()`: the Python operands decide whether the
             # value is the tensor; on that path a test of it is a tensor branch (measured:
@@ -206,6 +206,20 @@ class Evaluator:
         for kind in kinds:
             union |= kind
         return union
+
+    def _narrowing_kinds(self, operands: Sequence[ast.expr]) -> list[Kind]:
+        """The operands' kinds, each after the ``isinstance(x, list)`` tests before it:
+        ``isinstance(t, list) and all(0 <= v <= 1 for v in t)`` iterates a list of numbers,
+        even where ``t`` may also be a tensor."""
+        kinds, saved = [], {}
+        for value in operands:
+            kinds.append(self.kind(value))
+            name = _python_isinstance(value, self.qualname)
+            if name is not None and name in self.env and self.env[name] & Kind.TENSOR:
+                saved.setdefault(name, self.env[name])
+                self.env[name] = Kind.STATIC
+        self.env.update(saved)
+        return kinds
 
     def live_operands(self, node: ast.BoolOp) -> Sequence[ast.expr]:
         """Operands Dynamo evaluates: ``is_compiling() or x`` never evaluates ``x``."""
@@ -411,3 +425,19 @@ _HANDLERS: dict[type[ast.AST], Callable[[Evaluator, Any], Kind]] = {
     ast.Attribute: _calls.attribute,
     ast.Subscript: _calls.subscript,
 }
+
+
+PYTHON_TYPES = frozenset({"list", "tuple", "dict", "set", "int", "float", "bool", "str", "bytes", "complex"})
+
+
+def _python_isinstance(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> str | None:
+    """``x`` for ``isinstance(x, list)`` / ``isinstance(x, (int, float))``: x is a plain
+    Python value where the test held."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"):
+        return None
+    if len(test.args) != 2 or not isinstance(test.args[0], ast.Name):
+        return None
+    classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    if classes and all(qualname(c) in PYTHON_TYPES for c in classes):
+        return test.args[0].id
+    return None
