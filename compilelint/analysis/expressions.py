@@ -211,7 +211,8 @@ class Evaluator:
         """The operands' kinds, each after the ``isinstance(x, list)`` tests before it:
         ``isinstance(t, list) and all(0 <= v <= 1 for v in t)`` iterates a list of numbers,
         even where ``t`` may also be a tensor."""
-        kinds, saved = [], {}
+        kinds: list[Kind] = []
+        saved: dict[str, Kind] = {}
         for value in operands:
             kinds.append(self.kind(value))
             name = _python_isinstance(value, self.qualname)
