@@ -24,10 +24,12 @@ TENSOR_ANNOTATIONS = frozenset(
 )
 STATIC_ANNOTATIONS = frozenset({"bool", "int", "float", "str", "bytes", "complex", "dtype", "device"})
 SEQUENCE_ANNOTATIONS = frozenset({"tuple", "Tuple", "list", "List", "Sequence", "Iterable"})
+MAPPING_ANNOTATIONS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 
 
 def annotation_kind(annotation: ast.expr) -> Kind:
-    """``torch.Tensor`` -> TENSOR, ``Optional[bool]`` -> STATIC, ``Tensor | None`` -> TENSOR|STATIC."""
+    """``torch.Tensor`` -> TENSOR, ``Optional[bool]`` -> STATIC, ``Tensor | None`` -> TENSOR|STATIC,
+    ``Dict[str, Tensor]`` -> a container of tensors."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
             annotation = ast.parse(annotation.value, mode="eval").body
@@ -53,7 +55,11 @@ def annotation_kind(annotation: ast.expr) -> Kind:
                 if not (isinstance(element, ast.Constant) and element.value is Ellipsis):
                     union |= annotation_kind(element)
             return container_of(union) if union else Kind.UNKNOWN
-        return Kind.UNKNOWN  # dicts, callables, generics we do not model
+        if outer.rsplit(".", 1)[-1] in MAPPING_ANNOTATIONS and isinstance(annotation.slice, ast.Tuple):
+            values = annotation_kind(annotation.slice.elts[-1])
+            # a dict of tensors (kornia's `params: Dict[str, Tensor]`); other values stay unknown
+            return container_of(values) if values == Kind.TENSOR else Kind.UNKNOWN
+        return Kind.UNKNOWN  # callables, generics we do not model
     name = dotted_name(annotation)
     if name is None:
         return Kind.UNKNOWN
