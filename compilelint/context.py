@@ -222,7 +222,11 @@ class RuleContext:
         ``self.cond and random() < 0.5`` the call runs only when ``self.cond`` is true; in
         ``a if t else b``, ``a`` only when ``t`` is."""
         guards: list[ast.expr] = []
-        child, parent = node, self.parent(node)
+        parent_of: Callable[[ast.AST], ast.AST | None] = self.parent
+        if self.parent(node) is None and self.statement is not None:  # a rule reports below the node it checks
+            local = {id(child): above for above in ast.walk(self.statement) for child in ast.iter_child_nodes(above)}
+            parent_of = lambda n: local.get(id(n))  # noqa: E731
+        child, parent = node, parent_of(node)
         while parent is not None and not isinstance(parent, ast.stmt):
             if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
                 before = parent.values[: parent.values.index(child)]  # type: ignore[arg-type]
@@ -232,7 +236,7 @@ class RuleContext:
                     guards[:0] = [ast.UnaryOp(op=ast.Not(), operand=value) for value in before]
             elif isinstance(parent, ast.IfExp) and child is not parent.test:
                 guards.insert(0, parent.test if child is parent.body else ast.UnaryOp(op=ast.Not(), operand=parent.test))
-            child, parent = parent, self.parent(parent)
+            child, parent = parent, parent_of(parent)
         return tuple(guards)
 
     def in_test_position(self, node: ast.expr) -> bool:
