@@ -115,6 +115,7 @@ def main() -> None:
     parser.add_argument("--isolated-count", type=int, default=None,
                         help="targets in the fresh-process run (default: all; 0 skips it): it is the slow one")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--backend", default=None, help="passed to verify (default: its own: inductor on CUDA)")
     args = parser.parse_args()
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -129,17 +130,16 @@ def main() -> None:
     import torch
 
     print(f"torch {torch.__version__}, device {args.device}, {args.count} targets, {os.cpu_count()} CPUs")
-    rows = []
-    if isolated_count:
-        rows.append(run_verify(isolated, args.device, ["--isolate", "--jobs", "1"], args.out, "isolated-j1"))
-    for jobs in args.jobs:
-        rows.append(run_verify(targets, args.device, ["--jobs", str(jobs)], args.out, f"warm-j{jobs}"))
+    backend = ["--backend", args.backend] if args.backend else []
+    runs = [(isolated, ["--isolate", "--jobs", "1", *backend], "isolated-j1")] if isolated_count else []
+    runs += [(targets, ["--jobs", str(jobs), *backend], f"warm-j{jobs}") for jobs in args.jobs]
     print("| run | targets ok | wall s | s per target | median target s | slowest target s | exit |")
-    print("|---|---|---|---|---|---|---|")
-    for row in rows:
+    print("|---|---|---|---|---|---|---|", flush=True)
+    for file, extra, label in runs:  # each row as it is measured: a killed bench keeps the rows done
+        row = run_verify(file, args.device, extra, args.out, label)
         per = float(row["wall_s"]) / max(1, int(row["targets"]))  # type: ignore[arg-type]
         print(f"| {row['label']} | {row['ok']}/{row['targets']} | {row['wall_s']:.1f} | {per:.2f} | "
-              f"{row.get('median_s', 0):.2f} | {row['slowest_s']:.2f} | {row['rc']} |")  # fmt: skip
+              f"{row.get('median_s', 0):.2f} | {row['slowest_s']:.2f} | {row['rc']} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Tables from the JSON reports of run.sh:  python summary.py OUTDIR
 
-Reads OUTDIR/verify-default.json (every target, with --dynamic and --compile-time),
+Reads OUTDIR/verify-default.json (the models, with --dynamic and --compile-time),
+verify-fixed.json (the models fixed by hand),
 verify-after-fix.json (targets verified from the copy `compilelint --fix` rewrote) and
 verify-reduce-overhead.json when present. Prints markdown: the before/after table (a
 target against its `_fixed` twin, fixed by hand, and against itself after --fix), then
@@ -92,6 +93,9 @@ def main() -> None:
     reduce = load(os.path.join(folder, "verify-reduce-overhead.json"))
     if default is None:
         raise SystemExit(f"no verify-default.json in {folder}")
+    fixed = load(os.path.join(folder, "verify-fixed.json"))  # the *_fixed targets, run on their own
+    if fixed is not None:
+        default = {**default, "targets": default["targets"] + fixed["targets"]}
     torch = sorted({str(t["torch"]) for t in default["targets"] if t.get("torch")})
     print(f"## Before and after (torch {', '.join(torch)}, Inductor, default mode)\n")
     print("\n".join(before_after(default, after_fix)))

@@ -98,8 +98,8 @@ def target_pyg_gat_fixed(device="cpu"):
         x = torch.randn(nodes, 32, device=device)
         edges = torch.randint(0, nodes, (2, nodes * 8), device=device)
         edges = add_self_loops(remove_self_loops(edges)[0], num_nodes=nodes)[0]
-        torch._dynamo.mark_dynamic(x, 0)
-        torch._dynamo.mark_dynamic(edges, 1)
+        torch._dynamo.maybe_mark_dynamic(x, 0)  # "maybe": no error if Dynamo must specialise it
+        torch._dynamo.maybe_mark_dynamic(edges, 1)
         return x, edges
 
     return GATFixed().to(device).eval(), [graph(n) for n in (2000, 2000, 3000)]

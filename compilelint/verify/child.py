@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from compilelint.verify import statuses
@@ -34,12 +35,16 @@ def write_json_atomic(path: str, data: dict[str, Any]) -> None:
 
 
 class PhaseFile:
-    """Tells the parent which phase we are in (read only on timeout or crash)."""
+    """Tells the parent which phase we are in (read only on timeout or crash); ``on_enter``
+    hears of each phase too (a warm worker notes the state when the compiler takes over)."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, on_enter: Callable[[str], None] | None = None) -> None:
         self.path = path
+        self.on_enter = on_enter
 
     def enter(self, name: str) -> None:
+        if self.on_enter is not None:
+            self.on_enter(name)
         if self.path:
             with open(self.path, "w", encoding="utf-8") as handle:
                 handle.write(name)
@@ -84,9 +89,9 @@ def _torch_installed() -> bool:
         return False
 
 
-def run_request(request: dict[str, Any]) -> TargetRun:
+def run_request(request: dict[str, Any], on_enter: Callable[[str], None] | None = None) -> TargetRun:
     """Everything up to the result; never raises."""
-    phases = PhaseFile(request.get("phase"))
+    phases = PhaseFile(request.get("phase"), on_enter)
     loaded = _load(request, phases)
     if isinstance(loaded, TargetRun):
         return loaded

@@ -9,12 +9,18 @@ parent keeps the clock and the memory watch; a timeout, a crash or the memory li
 kills this process and the parent starts a new one.
 
 Targets share this process only while none of them changes what the next would see.
-After each target the worker compares the process-wide state a target can change (the
-Dynamo, Inductor and functorch configs, environment variables, torch's global modes,
-torch.compile itself, threads and processes left running: those are killed) with what
-it was before; when anything differs, or the target ended in a status that leaves the
-process unfit (a CUDA fault, Dynamo disabled, a verifier error), the worker writes
-``worker_retire`` into the result and exits, so the next target gets a fresh process.
+The worker compares the process-wide state a target can change (the Dynamo, Inductor
+and functorch configs, environment variables, torch's global modes, torch.compile
+itself, threads left running) before the target's file is imported with what it is when
+the compiler takes over (the first compiled phase), or at the end when the target never
+got there: that window holds the user's code (the import, the target function, the eager
+run), and not the compiler, which sets state of its own as it goes (Triton's cache
+variables, Inductor's threads, measured on torch 2.11 and 2.13). When anything differs,
+or the target ended in a status that leaves the process unfit (a CUDA fault, Dynamo
+disabled, a verifier error), the worker writes ``worker_retire`` into the result and
+exits, so the next target gets a fresh process. A change the user's code makes while
+Dynamo runs it is not seen. Processes a target leaves running are killed after it, and
+the worker retires too.
 """
 
 from __future__ import annotations
@@ -95,6 +101,21 @@ def changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return names
 
 
+class _UserWindow:
+    """The state before the user's code ran, and when the compiler took over."""
+
+    def __init__(self) -> None:
+        self.before = global_state()
+        self.after: dict[str, Any] | None = None
+
+    def enter(self, phase: str) -> None:
+        if phase.startswith("compile") and self.after is None:
+            self.after = global_state()
+
+    def changes(self) -> list[str]:
+        return changed(self.before, self.after if self.after is not None else global_state())
+
+
 def _redirect(request: dict[str, Any]) -> Any:
     """This target's output to its own files, opened without O_APPEND: the parent's output
     cap empties a file and our writes go on at their offset (runner._cap_output)."""
@@ -110,19 +131,27 @@ def _redirect(request: dict[str, Any]) -> Any:
 
 
 def warm_up(device: str, backend: str, memory_fraction: float | None) -> None:
-    """What every target would pay again: torch, Dynamo, the backend, the CUDA context."""
+    """What every target would pay again: torch, Dynamo, the backend, the CUDA context, and
+    one compile of a tiny function. The compile is not only speed: the compiler sets state
+    of its own on first use (Triton's TRITON_CACHE_DIR and TRITON_PTXAS_PATH environment
+    variables, measured on torch 2.11 with CUDA), which would otherwise count as the first
+    target's change and end every worker after one target."""
     import torch
-    import torch._dynamo  # noqa: F401
+    import torch._dynamo
 
-    if backend == "inductor":
-        import torch._inductor.compile_fx  # noqa: F401
-    if device.startswith("cuda") and torch.cuda.is_available():
+    on_gpu = device.startswith("cuda") and torch.cuda.is_available()
+    if on_gpu:
         index = torch.device(device).index or 0
         torch.cuda.init()  # type: ignore[no-untyped-call]
         torch.empty(1, device=device)
         if memory_fraction:
             # beside other workers on the same GPU: a target that needs more is run alone later
             torch.cuda.set_per_process_memory_fraction(memory_fraction, index)
+    if backend == "inductor":
+        import torch._inductor.compile_fx  # noqa: F401
+
+        torch.compile(lambda x: (x * 2).sin(), backend=backend)(torch.ones(8, device=device if on_gpu else "cpu"))
+    torch._dynamo.reset()
 
 
 def _clean_up(device: str) -> None:
@@ -158,10 +187,10 @@ def serve(folder: str, requests_fd: int, device: str, backend: str, memory_fract
         previous, fault_log = fault_log, _redirect(request)
         if previous is not None:
             previous.close()  # only now: faulthandler wrote to it until the line above
-        before = global_state()
-        result = run_request(request)
+        window = _UserWindow()
+        result = run_request(request, window.enter)
         _clean_up(device)
-        reasons = changed(before, global_state()) + _processes_left(ours)
+        reasons = window.changes() + _processes_left(ours)
         if result.status in UNFIT_AFTER:
             reasons.append(f"status {result.status}")
         write_json_atomic(request["result"], {**result.to_json(), "worker_retire": reasons})
