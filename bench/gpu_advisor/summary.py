@@ -111,7 +111,8 @@ def main() -> None:
         from compilelint.verify.plot import PlotUnavailable, write_plot
 
         reports = [("before", default)] + ([("after --fix", after_fix)] if after_fix else [])
-        write_plot(os.path.join(folder, "plot.png"), reports, "GPU advisor bench: eager vs compiled, before and after fixes")
+        title = "GPU advisor bench: eager vs compiled" + (", before and after fixes" if after_fix or fixed else "")
+        write_plot(os.path.join(folder, "plot.png"), reports, title)
         print("\n![eager vs compiled per target](plot.png)")
     except (ImportError, PlotUnavailable) as error:
         print(f"\n(no plot: {error})")

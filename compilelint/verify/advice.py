@@ -138,7 +138,7 @@ def compile_time_lines(run: TargetRun) -> list[str]:
     cold = _seconds(cold_result)
     if cold is None:
         return [f"compile time: the cold run failed: {cold_result.get('error', 'no result')}"]
-    lines = [f"first compiled call, cold (fresh process, empty caches): {cold:.2f} s"]
+    lines = [f"first compiled call, cold (fresh process, empty caches): {cold:.2f} s{_no_graph(cold_result)}"]
     for variant, name in _REMEDIES:
         result = measured.get(variant)
         if result is None:
@@ -149,5 +149,10 @@ def compile_time_lines(run: TargetRun) -> list[str]:
         if seconds is None:
             lines.append(f"{name}: {result.get('error', 'no result')}")
         else:
-            lines.append(f"{name}: {seconds:.2f} s, {_saving(cold, seconds)}")
+            lines.append(f"{name}: {seconds:.2f} s, {_saving(cold, seconds)}{_no_graph(result)}")
     return lines
+
+
+def _no_graph(result: dict[str, object]) -> str:
+    """A first call that compiled no graph is fast for the wrong reason: say so."""
+    return " (Dynamo compiled no graph: nothing to save)" if result.get("graphs") == 0 else ""

@@ -96,6 +96,9 @@ class _Groups:
 
 
 _GROUPS = _Groups()
+# Set when the run is being stopped (Ctrl-C, SIGTERM): the targets killed then are not
+# "crashed", and nothing new may start, not even a crash's retry.
+_STOPPING = threading.Event()
 
 
 def _killpg(pid: int, sig: signal.Signals) -> None:
@@ -247,7 +250,7 @@ def run_one(spec: TargetSpec, options: RunOptions, workers: WorkerPool | None = 
     one from a reproducible one."""
     isolated = workers is None or options.isolate or spec.isolate
     first = _run_once(spec, options, None if isolated else workers)
-    if first.run.status != statuses.CRASHED or not options.retry_crashes:
+    if first.run.status != statuses.CRASHED or not options.retry_crashes or _STOPPING.is_set():
         return first
     second = _run_once(spec, options)
     if second.run.status == statuses.CRASHED:
@@ -282,6 +285,8 @@ def _start_child(files: dict[str, str], options: RunOptions) -> subprocess.Popen
 def _run_once(spec: TargetSpec, options: RunOptions, workers: WorkerPool | None = None) -> Outcome:
     if spec.parse_error is not None:
         return Outcome(spec, TargetRun(statuses.IMPORT_ERROR, spec.parse_error))
+    if _STOPPING.is_set():
+        return Outcome(spec, TargetRun(statuses.NO_RESULT, "not run: the verify run was stopped"))
     limit = spec.timeout if spec.timeout is not None else options.timeout
     worker = workers.acquire() if workers is not None else None
     folder = tempfile.mkdtemp(prefix="compilelint-verify-", dir=worker.folder if worker else None)
@@ -382,6 +387,7 @@ def run_all(
     """Run every target, ``options.jobs`` at a time; results in the order of ``specs``.
     Targets that ran out of their share of GPU memory run again at the end, one at a time."""
     workers = worker_pool(options)
+    _STOPPING.clear()
 
     def one(spec: TargetSpec) -> Outcome:
         outcome = run_one(spec, options, workers)
@@ -401,6 +407,7 @@ def run_all(
                     outcomes[index] = _rerun_alone(outcome, options, on_done)
             return outcomes
         except BaseException:
+            _STOPPING.set()
             _GROUPS.kill_all()  # Ctrl-C: no child may outlive the run
             pool.shutdown(wait=False, cancel_futures=True)
             raise

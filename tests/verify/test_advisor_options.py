@@ -124,3 +124,44 @@ def test_repeated_blocks_is_the_outermost_class_with_the_most_parameters() -> No
     assert name == "Layer ×3" and blocks == list(model.layers)
     assert repeated_blocks(torch.nn.Linear(2, 2)) == ("", [])
     assert repeated_blocks(lambda x: x) == ("", [])
+
+
+def test_repeated_blocks_go_by_structure_not_by_container_class() -> None:
+    import torch
+
+    from compilelint.verify.compile_time import repeated_blocks
+
+    def block() -> torch.nn.Module:
+        return torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU())
+
+    class Model(torch.nn.Module):  # stages of different contents, blocks of one structure
+        def __init__(self) -> None:
+            super().__init__()
+            self.stages = torch.nn.Sequential(torch.nn.Sequential(block(), block()),
+                                              torch.nn.Sequential(block(), torch.nn.Linear(4, 4), block()))  # fmt: skip
+
+    model = Model()
+    name, blocks = repeated_blocks(model)
+    assert name == "Sequential ×4" and all(len(b) == 2 and isinstance(b[1], torch.nn.GELU) for b in blocks)
+
+
+def test_compile_in_place_compiles_torch_containers_too() -> None:
+    import torch
+    from torch._dynamo.utils import counters
+
+    from compilelint.verify.compile_time import compile_in_place, repeated_blocks
+
+    model = torch.nn.Sequential(*(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.GELU()) for _ in range(3)))
+    _, blocks = repeated_blocks(model)
+    torch._dynamo.reset()
+    counters.clear()
+    compile_in_place(model, blocks, {"backend": "eager"})
+    model(torch.randn(2, 4))
+    assert int(counters["stats"]["unique_graphs"]) >= 1  # Sequential.compile() would give 0
+    torch._dynamo.reset()
+
+
+def test_a_first_call_without_a_graph_is_said() -> None:
+    run = TargetRun("ok", compile_time={"cold": {"first_call_s": 0.2, "graphs": 0}})
+    assert compile_time_lines(run) == [
+        "first compiled call, cold (fresh process, empty caches): 0.20 s (Dynamo compiled no graph: nothing to save)"]

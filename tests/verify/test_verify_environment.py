@@ -118,3 +118,25 @@ def test_a_crash_that_does_not_come_back_on_the_retry_is_called_flaky(data_dir: 
     outcome = run_one(spec, RunOptions(timeout=90, project_root=str(ROOT)))
     assert outcome.run.status == statuses.OK, outcome.run.detail
     assert any(note.startswith("flaky: crashed once (SIGABRT during target") for note in outcome.run.notes)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_sigtermed_verify_stops_without_retrying_the_killed_target(tmp_path: Path) -> None:
+    # The killed target looks crashed (SIGKILL); a crash's retry would start it again.
+    targets = tmp_path / "slow_targets.py"
+    targets.write_text("import time\n\n\ndef target_sleeps():\n    time.sleep(600)\n")
+    verify = subprocess.Popen([sys.executable, "-m", "compilelint", "verify", "--targets", str(targets),
+                               "--timeout", "300", "-q"], cwd=tmp_path)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not _sessions_of_children(verify.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _sessions_of_children(verify.pid)
+        time.sleep(2)
+        verify.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        verify.wait(timeout=60)
+        assert time.monotonic() - started < 20
+    finally:
+        if verify.poll() is None:
+            verify.kill()
