@@ -94,6 +94,11 @@ def remedy(recompile: Recompile) -> str:
         dim = size.group(3) or size.group(4)
         return (f"a size keeps changing: torch._dynamo.mark_dynamic({name}, {dim}) before the first call, "
                 "pad to a few bucket lengths, or torch.compile(dynamic=True)")
+    if "stride mismatch" in reason:
+        # measured on torch 2.13: a transposed view after contiguous inputs recompiles, and
+        # does so under dynamic=True too; a contiguous tensor does not
+        return ("an input's memory layout (strides) changes between calls, e.g. a transposed or sliced view: "
+                "pass a contiguous tensor (x.contiguous()); dynamic=True does not remove this one")
     if "dtype" in reason or "device" in reason or "requires_grad" in reason:
         return "an input changes dtype, device or requires_grad: keep them fixed, or compile once per variant"
     if "___check_type_id" in reason or "___check_obj_id" in reason:

@@ -64,6 +64,7 @@ def test_cudagraph_skips_are_a_cause() -> None:
     ("tensor 'x' dtype mismatch. expected Float, actual Half", "changes dtype"),
     ("index[1] == 0", "the Python number `index[1]`"),  # torchdiffeq's rk_common.py, measured on the H200
     ("___check_type_id(self._modules['drop_path'], 94)", "regional compilation"),  # timm sequencer2d_s
+    ("tensor 'value' stride mismatch at index 0. expected 64, actual 448", "x.contiguous()"),  # torchdiffeq, H200
 ])  # fmt: skip
 def test_every_recompile_gets_a_remedy(reason: str, expected: str) -> None:
     assert expected in remedy(Recompile("forward", "m.py", 3, reason, 1))
