@@ -107,7 +107,9 @@ def lint_packages(roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], flo
         path = relative(result.path, roots)
         if path is None:
             continue
-        found.extend((path, finding) for finding in result.findings if finding.code.startswith("CL"))
+        # fix_data can hold a rule's AST nodes: dropped, so a run over every package's files
+        # keeps findings, not syntax trees (measured: 11 GB for the whole zoo with them)
+        found.extend((path, replace(finding, fix_data=None)) for finding in result.findings if finding.code.startswith("CL"))
     return found, cpu
 
 

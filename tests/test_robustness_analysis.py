@@ -188,3 +188,23 @@ def test_attribute_constructors_follow_subclasses_and_bases() -> None:
     index = build_index(ast.parse(source), False, source)
     assert attribute_constructors(index, index.classes["Base"], "rnn") == {"torch.nn.LSTM", "torch.nn.GRU"}
     assert attribute_constructors(index, index.classes["GRU2d"], "rnn") == {"torch.nn.LSTM", "torch.nn.GRU"}
+
+
+def test_a_partial_rebound_to_its_own_name_is_not_followed_forever() -> None:
+    # x_transformers: `norm_fn = partial(norm_fn, unit_offset=True)` sent call resolution
+    # round the same partial until the memory ran out (11 GB, then CL999)
+    source = (
+        "import torch\nfrom functools import partial\n"
+        "def scale(x, factor=1.0, unit_offset=False):\n"
+        "    print(x)\n"
+        "    return x * factor\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        fn = partial(scale, factor=2.0)\n"
+        "        fn = partial(fn, unit_offset=True)\n"
+        "        return fn(x)\n"
+    )
+    from compilelint.engine import lint_source
+
+    codes = [f.code for f in lint_source(source, "m.py").findings]
+    assert "CL999" not in codes

@@ -42,6 +42,7 @@ class FunctionScope:
     def __init__(self, analysis: RegionAnalysis, state: FunctionState) -> None:
         self.analysis = analysis
         self.state = state
+        self._partial_depth = 0  # partials of partials being followed
         self._setup_self()
 
     def _setup_self(self) -> None:
@@ -76,8 +77,15 @@ class FunctionScope:
             return self._resolve_through(synthetic, evaluator)
         partial = self._partial(call.func, evaluator)
         if partial is not None:  # functools.partial(helper, scale=2)(x)
+            if self._partial_depth >= MAX_PARTIAL_DEPTH or _rebinds_itself(partial, call):
+                return []  # fn = partial(fn, ...): the earlier fn is not the one a name lookup gives
             arguments = through_partial(partial, call, evaluator.cache)
-            return [Target(t.function, t.bound, arguments, t.gives_result) for t in self.resolve(arguments, evaluator)]
+            self._partial_depth += 1
+            try:
+                inner = self.resolve(arguments, evaluator)
+            finally:
+                self._partial_depth -= 1
+            return [Target(t.function, t.bound, arguments, t.gives_result) for t in inner]
         imported = self._imported_instances(call.func, evaluator)
         if imported is not None:  # solver = SOLVERS[m](...) of imported classes; solver.integrate(t)
             qualnames, method = imported
@@ -301,6 +309,15 @@ class FunctionScope:
 def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:
     method = cls.find_method(name)
     return (method, not method.is_static) if method is not None else None
+
+
+MAX_PARTIAL_DEPTH = 8  # partial(partial(f, a), b)(x): deeper chains are not followed
+
+
+def _rebinds_itself(partial: ast.Call, call: ast.Call) -> bool:
+    """``norm = partial(norm, dim)`` then ``norm(x)``: the partial wraps the name it is bound to."""
+    inner, outer = partial.args[0], call.func
+    return isinstance(inner, ast.Name) and isinstance(outer, ast.Name) and inner.id == outer.id
 
 
 def _on_self(call: ast.Call, self_name: str | None) -> bool:
