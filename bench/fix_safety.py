@@ -5,7 +5,8 @@
 
 1. Corpus: every ``.py`` of the given folders (default: transformers, timm, diffusers
    unpacked under /tmp/corpus) is copied to a temporary folder and fixed there.
-2. hypothesmith: ``--hypothesmith N`` generated modules (``from_grammar`` and ``from_node``,
+2. hypothesmith: ``--hypothesmith N`` generated modules, in trees of ``--chunk`` (1000, each its
+   own seed; one row per tree as it finishes, and a total) (``from_grammar`` and ``from_node``,
    derandomized), each placed inside ``forward`` of an ``nn.Module`` between statements
    that have fixes, written to files and fixed. Generated code is compiled, never run.
 3. SIGKILL: ``--sigkill N`` runs of ``--fix`` on a 4 MB file killed at a random point
@@ -214,15 +215,28 @@ def embed(source: str) -> str | None:
     return module if _compiles(module.encode("utf-8", "surrogatepass"), "<generated>") else None
 
 
-def hypothesmith_tree(count: int, jobs: int | None) -> TreeFigures | None:
+def hypothesmith_tree(count: int, jobs: int | None, seed: int = 0) -> TreeFigures | None:
     started = time.perf_counter()
-    modules = generated_modules(count)
-    print(f"generated {len(modules)} modules in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    modules = generated_modules(count, seed)
+    print(f"generated {len(modules)} modules (seed {seed}) in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="fix-safety-hyp-") as temp:
         root = Path(temp)
         for number, module in enumerate(modules):
             (root / f"m{number:05d}.py").write_bytes(module.encode("utf-8", "surrogatepass"))
-        return check_tree(f"hypothesmith ({len(modules)} modules)", root, jobs)
+        return check_tree(f"hypothesmith ({len(modules)} modules, seed {seed})", root, jobs)
+
+
+def hypothesmith_chunks(count: int, chunk: int, jobs: int | None) -> list[TreeFigures]:
+    """``count`` modules in trees of ``chunk`` (each its own seed: Hypothesis slows down on
+    one huge batch), a row each as it finishes."""
+    rows = []
+    for number, start in enumerate(range(0, count, chunk)):
+        row = hypothesmith_tree(min(chunk, count - start), jobs, seed=1_000_003 * number)
+        if row is not None:
+            rows.append(row)
+            print_table([row], None)
+            sys.stdout.flush()
+    return rows
 
 
 def sigkill_trials(count: int, seed: int = 0) -> dict[str, int]:
@@ -284,17 +298,29 @@ def print_table(rows: list[TreeFigures], kills: dict[str, int] | None) -> None:
         print("| count | " + " | ".join(str(v) for v in kills.values()) + " |")
 
 
+def _total(rows: list[TreeFigures]) -> TreeFigures:
+    total = TreeFigures(f"hypothesmith, all {len(rows)} trees")
+    for row in rows:
+        for name, value in vars(row).items():
+            if name != "name":
+                setattr(total, name, getattr(total, name) + value)
+    return total
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", nargs="*", default=CORPORA)
     parser.add_argument("--hypothesmith", type=int, default=2000)
     parser.add_argument("--sigkill", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--chunk", type=int, default=1000, help="hypothesmith modules per tree (and seed)")
     args = parser.parse_args()
     rows = corpus(args.corpus, args.jobs)
     if args.hypothesmith:
-        generated = hypothesmith_tree(args.hypothesmith, args.jobs)
-        rows += [generated] if generated else []
+        chunks = hypothesmith_chunks(args.hypothesmith, args.chunk, args.jobs)
+        rows += chunks
+        if len(chunks) > 1:
+            rows.append(_total(chunks))
     kills = sigkill_trials(args.sigkill) if args.sigkill else None
     print_table(rows, kills)
     bad = any(r.compile_failures or r.exceptions or r.second_run_changed or r.untouched_rewritten or r.outside_changed
