@@ -207,3 +207,20 @@ def test_isinstance_of_a_python_type_narrows_the_operands_after_it() -> None:
     from compilelint.engine import lint_source
 
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(5, "CL122")]
+
+
+def test_single_letter_index_parameters_of_a_root_are_not_taken_for_tensors() -> None:
+    # x_transformers' RelativePositionBias.forward(self, i, j): the caller passes sequence
+    # lengths; a root's x is still a tensor input
+    source = (
+        "import torch\n"
+        "class Bias(torch.nn.Module):\n"
+        "    def forward(self, i, j):\n"
+        "        return torch.arange(j - i, j)\n"
+        "class Ramp(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return torch.arange(x)\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(7, "CL105")]

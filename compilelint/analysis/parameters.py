@@ -179,7 +179,10 @@ def bind_kinds(
     return result
 
 
-SIZE_NAMES = frozenset({"height", "width", "depth", "length", "size", "dim", "channels", "stride", "padding"})
+SIZE_NAMES = frozenset(
+    {"height", "width", "depth", "length", "size", "dim", "channels", "stride", "padding",
+     "i", "j", "n", "h", "w"}  # single letters that name indices and sizes (q, k, v, x, t name tensors)
+)
 SIZE_PREFIXES = ("num_", "n_", "max_", "min_")
 SIZE_SUFFIXES = (
     "_size",
