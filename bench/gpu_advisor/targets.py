@@ -103,3 +103,14 @@ def target_pyg_gat_fixed(device="cpu"):
         return x, edges
 
     return GATFixed().to(device).eval(), [graph(n) for n in (2000, 2000, 3000)]
+
+
+def target_timm_sequencer2d_s_allow_rnn():
+    """Dynamo traces the LSTMs (torch._dynamo.config.allow_rnn): keeping them eager does not
+    remove the break, which comes at the LSTM module's call (measured on torch 2.13, CPU)."""
+    import timm
+
+    torch._dynamo.config.allow_rnn = True
+    _seed()
+    model = timm.create_model("sequencer2d_s", pretrained=False).eval()
+    return model, [(torch.randn(b, 3, 224, 224),) for b in (8, 8, 16)]

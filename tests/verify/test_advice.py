@@ -29,6 +29,14 @@ def test_slower_compiled_is_said_first_with_its_causes() -> None:
     assert any("1 graph break site(s)" in cause and "9 graphs" in cause for cause in advice.causes)
 
 
+def test_an_rnn_break_points_at_allow_rnn() -> None:
+    events = (BreakEvent(DEFAULT, "timm/models/sequencer.py", 137, "Attempted to wrap RNN, GRU, or LSTM", "GB0014"),)
+    advice = advise(run(27.0, 29.6, events=events, graphs=21), TargetMatch((), ()))
+    assert any(cause.startswith("an nn.LSTM/GRU/RNN breaks the graph at timm/models/sequencer.py:137: "
+                                "torch._dynamo.config.allow_rnn = True") for cause in advice.causes)  # fmt: skip
+    assert not any("allow_rnn" in cause for cause in advise(run(1.0, 2.0), TargetMatch((), ())).causes)
+
+
 def test_gains_under_five_percent_and_real_gains() -> None:
     assert advise(run(1.0, 0.97), TargetMatch((), ())).verdict == "no-gain"
     assert advise(run(1.0, 0.5), TargetMatch((), ())).headline == "compiled runs 2.00× faster than eager"
