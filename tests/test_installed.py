@@ -305,12 +305,21 @@ def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -
     assert result.findings[0].region == ("Block.forward",)
 
 
+NORMS_USER = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
+
+
+def _norms_reached(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """What NORMS_USER's call of norms.run reaches in a package `norms` of these files."""
+    header = {"norms-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: norms\nVersion: 0.1\n",
+              "norms/__init__.py": "from .core import run\n"}  # fmt: skip
+    _write(tmp_path / "site", {**header, **files})
+    return _reached(NORMS_USER, tmp_path / "site")
+
+
 def test_what_a_function_of_another_file_returns_reaches_its_callers(tmp_path: Path) -> None:
     # checks.normalise returns (tensor, python flag); the branch on its first element in
     # core.py breaks, the branch on its second does not
     files = {
-        "norms-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: norms\nVersion: 0.1\n",
-        "norms/__init__.py": "from .core import run\n",
         "norms/checks.py": (
             "import torch\n"
             "def normalise(y, flag=False):\n"
@@ -327,17 +336,13 @@ def test_what_a_function_of_another_file_returns_reaches_its_callers(tmp_path: P
             "    return y\n"
         ),
     }
-    _write(tmp_path / "site", files)
-    user = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
-    assert _reached(user, tmp_path / "site") == [("norms/core.py", 6, "CL103")]
+    assert _norms_reached(tmp_path, files) == [("norms/core.py", 6, "CL103")]
 
 
 def test_a_return_learned_later_replaces_the_unknown_passed_before(tmp_path: Path) -> None:
     # core.run passes normalise()'s result on to decide() in a third file: in the first
     # round core does not know it is a tensor yet; once it does, decide sees a tensor
     files = {
-        "norms-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: norms\nVersion: 0.1\n",
-        "norms/__init__.py": "from .core import run\n",
         "norms/checks.py": "import torch\ndef normalise(y):\n    return y.abs().sum()\n",
         "norms/decide.py": "def decide(size, y):\n    if size > 1:\n        return y / size\n    return y\n",
         "norms/core.py": (
@@ -345,9 +350,7 @@ def test_a_return_learned_later_replaces_the_unknown_passed_before(tmp_path: Pat
             "def run(y):\n    return decide(normalise(y), y)\n"
         ),
     }
-    _write(tmp_path / "site", files)
-    user = "import torch\nimport norms\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return norms.run(x)\n"
-    assert _reached(user, tmp_path / "site") == [("norms/decide.py", 2, "CL103")]
+    assert _norms_reached(tmp_path, files) == [("norms/decide.py", 2, "CL103")]
 
 
 def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> None:
