@@ -372,3 +372,17 @@ def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> 
     )
     result = lint_source(user, "model.py", DEFAULT_SETTINGS)
     assert [(f.line, f.code) for f in result.findings] == [(4, "CL103")]
+
+
+def test_a_package_function_imported_inside_forward_is_followed(site: Path) -> None:
+    # `from solvers import solve` in the method body, as PyG users write to_dense_batch
+    user = (
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        from solvers import solve\n"
+        "        import solvers.core as core\n"
+        "        return solve(x, x) + core.solve(x, x)\n"
+    )
+    result = lint_source(user, "model.py", _settings(site))
+    assert [(f.line, f.code) for f in result.findings] == [(6, "CL150"), (6, "CL150")]

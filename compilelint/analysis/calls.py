@@ -267,7 +267,11 @@ def imported_root(evaluator: Evaluator, func: ast.expr) -> bool:
     root = func
     while isinstance(root, ast.Attribute):
         root = root.value
-    return isinstance(root, ast.Name) and root.id in evaluator.index.imports and root.id not in evaluator.locals
+    if not isinstance(root, ast.Name):
+        return False
+    if root.id in evaluator.local_imports:  # `from torch_geometric.utils import to_dense_batch` in forward
+        return True
+    return root.id in evaluator.index.imports and root.id not in evaluator.locals
 
 
 def _from_star_import(evaluator: Evaluator, name: str) -> bool:
