@@ -181,7 +181,7 @@ def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> 
 
 def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) -> tuple[ExternalCall, ...]:
     """External calls with absolute targets (relative imports resolved), torch's dropped."""
-    is_package = os.path.basename(path) in ("__init__.py", "__init__.pyi")
+    is_package = _is_package(path)
     return tuple(
         replace(call, target=target, receivers=tuple(_absolute_receiver(r, module) for r in call.receivers))
         for call in calls

@@ -57,7 +57,7 @@ class EntryPoint:
         changed = call.root and not self.root
         self.root |= call.root
         if not set(call.receivers) <= set(self.receivers):
-            self.receivers = tuple(sorted(set(self.receivers) | set(call.receivers)))
+            self.receivers = join_receivers(self.receivers, call.receivers)
             changed = True
         for position, kind in enumerate(call.positional):
             if position >= len(self.positional):
@@ -73,6 +73,11 @@ class EntryPoint:
         if not self.chain or len(call.chain) + 1 < len(self.chain):
             self.chain = call.chain + (self.name,)
         return changed
+
+
+def join_receivers(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The receiver classes of several calls or entries, each once, in a stable order."""
+    return tuple(sorted({receiver for group in groups for receiver in group}))
 
 
 def module_name(path: str, memo: dict[str, tuple[str, ...]] | None = None) -> str | None:

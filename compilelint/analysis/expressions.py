@@ -122,12 +122,7 @@ class Evaluator:
             return tuple(name for operand in value.values for name in self.imported_callables(operand))
         if isinstance(value, ast.Name) and value.id in self.aliases:
             return self.aliases[value.id]
-        root = value
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name) or root.id in self.locals:
-            return ()
-        if root.id not in self.index.imports and root.id not in self.local_imports:
+        if not _calls.imported_root(self, value):
             return ()
         name = self.qualname(value)
         return (name,) if name else ()

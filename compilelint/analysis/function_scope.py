@@ -30,7 +30,7 @@ from compilelint.analysis.expressions import Env, Evaluator, Target
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
 from compilelint.analysis.parameters import bind_arguments, parameter_names
-from compilelint.project import ExternalCall
+from compilelint.project import ExternalCall, join_receivers
 
 if TYPE_CHECKING:
     from compilelint.analysis.regions import FunctionState, RegionAnalysis
@@ -259,7 +259,7 @@ class FunctionScope:
         state.callers.add(id(self.state.info))
         if bound and self.state.receivers and callee.owner is not None and _on_self(call, self.state.self_name):
             if not set(self.state.receivers) <= set(state.receivers):
-                state.receivers = tuple(sorted(set(state.receivers) | set(self.state.receivers)))
+                state.receivers = join_receivers(state.receivers, self.state.receivers)
                 analysis._enqueue(state)
         state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
         # Each call site's latest contribution replaces its earlier one, so kinds guessed

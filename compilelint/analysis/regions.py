@@ -22,7 +22,7 @@ from compilelint.analysis.kinds import Kind, is_data
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
-from compilelint.project import EntryPoint, ExternalCall, KnownReturn
+from compilelint.project import EntryPoint, ExternalCall, KnownReturn, join_receivers
 from compilelint.analysis.parameters import (
     all_parameters,
     annotation_kind,
@@ -296,7 +296,7 @@ def _nothing_known(qualname: str) -> KnownReturn | None:
 def _joined_receivers(state: FunctionState, entry: EntryPoint) -> tuple[str, ...]:
     if not entry.receivers or state.info.owner is None:
         return state.receivers
-    return tuple(sorted(set(state.receivers) | set(entry.receivers)))
+    return join_receivers(state.receivers, entry.receivers)
 
 
 def _joined(calls: list[ExternalCall]) -> ExternalCall:
@@ -312,7 +312,7 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
         for name, kind in call.keywords:
             keywords[name] = keywords.get(name, Kind.NONE) | kind
     first = calls[0]
-    receivers = tuple(sorted({r for call in calls for r in call.receivers}))
+    receivers = join_receivers(*(call.receivers for call in calls))
     return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers)
 
 

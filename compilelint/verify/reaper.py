@@ -68,13 +68,13 @@ class Process:
     zombie: bool = False
 
 
-def processes(zombies: bool = False) -> list[Process]:
-    """Every live process in /proc (and the zombies, if asked); empty where there is no /proc."""
-    found = []
+def proc_stats() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every process; none
+    where there is no /proc. Field 0 is the state, 1 the parent, 3 the session, 21 the RSS."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -83,9 +83,16 @@ def processes(zombies: bool = False) -> list[Process]:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if zombies or fields[0] != b"Z":
-            found.append(Process(int(entry), int(fields[1]), int(fields[3]), fields[0] == b"Z"))
-    return found
+        yield int(entry), fields
+
+
+def processes(zombies: bool = False) -> list[Process]:
+    """Every live process in /proc (and the zombies, if asked); empty where there is no /proc."""
+    return [
+        Process(pid, int(fields[1]), int(fields[3]), fields[0] == b"Z")
+        for pid, fields in proc_stats()
+        if zombies or fields[0] != b"Z"
+    ]
 
 
 def below(root: int) -> set[int]:

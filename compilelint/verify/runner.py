@@ -179,22 +179,8 @@ def _cap_output(streams: dict[str, str], limit: int, watch: _Watch) -> None:
 
 def session_rss_mb(session: int) -> float:
     """Resident memory of every process in ``session`` (Linux /proc; 0 elsewhere)."""
-    total = 0
     page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return 0.0
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == session:
-            total += int(fields[21]) * page  # rss, in pages
+    total = sum(int(fields[21]) * page for _, fields in reaper.proc_stats() if int(fields[3]) == session)  # rss, in pages
     return total / MB
 
 
