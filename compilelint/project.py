@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.kinds import Kind, join_passed
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,13 @@ class EntryPoint:
             if position >= len(self.positional):
                 self.positional.append(kind)
                 changed = True
-            elif self.positional[position] | kind != self.positional[position]:
-                self.positional[position] |= kind
+            elif join_passed(self.positional[position], kind) != self.positional[position]:
+                self.positional[position] = join_passed(self.positional[position], kind)
                 changed = True
         for name, kind in call.keywords:
-            if self.keywords.get(name, Kind.NONE) | kind != self.keywords.get(name):
-                self.keywords[name] = self.keywords.get(name, Kind.NONE) | kind
+            joined = join_passed(self.keywords.get(name, Kind.NONE), kind)
+            if joined != self.keywords.get(name):
+                self.keywords[name] = joined
                 changed = True
         if not self.chain or len(call.chain) + 1 < len(self.chain):
             self.chain = call.chain + (self.name,)

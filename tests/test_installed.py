@@ -353,6 +353,54 @@ def test_a_return_learned_later_replaces_the_unknown_passed_before(tmp_path: Pat
     assert _norms_reached(tmp_path, files) == [("norms/decide.py", 2, "CL103")]
 
 
+def test_a_tensor_from_one_caller_outweighs_an_unknown_from_another(tmp_path: Path) -> None:
+    # interp.linear gets a tensor from run and whatever a lambda's caller gives from the
+    # lambda: it runs with the tensor, and its test breaks there (measured on torch 2.13:
+    # GB0170 at `if t == t0`); `unseen` gets only what the lambda's caller gives
+    files = {
+        "norms/interp.py": (
+            "def linear(t0, t):\n"
+            "    if t == t0:\n"
+            "        return t\n"
+            "    return t * 2\n"
+            "def unseen(t0, t):\n"
+            "    if t == t0:\n"
+            "        return t\n"
+            "    return t * 2\n"
+        ),
+        "norms/core.py": (
+            "from .interp import linear, unseen\n"
+            "def run(y):\n"
+            "    f = lambda s: linear(y.max(), s) + unseen(s, s)\n"
+            "    return linear(0.5, y[1])\n"
+        ),
+    }
+    assert _norms_reached(tmp_path, files) == [("norms/interp.py", 2, "CL103")]
+
+
+def test_a_method_given_a_tensor_by_one_call_and_an_unknown_by_another() -> None:
+    # the same within one file: self._linear(t0, t[1]) and a lambda's self._linear(t0, s)
+    user = (
+        "import torch\n"
+        "class Interp:\n"
+        "    def __init__(self, grid):\n"
+        "        self.grid = grid\n"
+        "    def _linear(self, t0, t):\n"
+        "        if t == t0:\n"
+        "            return t\n"
+        "        return t * 2\n"
+        "    def integrate(self, t):\n"
+        "        f = lambda s: self._linear(self.grid[0], s)\n"
+        "        return self._linear(self.grid[0], t[1])\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        interp = Interp(x)\n"
+        "        return interp.integrate(x)\n"
+    )
+    result = lint_source(user, "model.py", DEFAULT_SETTINGS)
+    assert [(f.line, f.code) for f in result.findings] == [(6, "CL103")]
+
+
 def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> None:
     # norm is a parameter (any callable); norm(y).abs() is a tensor: no number, array,
     # container or module has .abs()

@@ -27,7 +27,7 @@ from compilelint.analysis.dispatch_targets import (
     wrappers,
 )
 from compilelint.analysis.expressions import Env, Evaluator, Target
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.kinds import Kind, join_passed
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
 from compilelint.analysis.parameters import bind_arguments, parameter_names
 from compilelint.project import ExternalCall, join_receivers
@@ -269,7 +269,7 @@ class FunctionScope:
         merged: dict[str, Kind] = {}
         for contribution in state.incoming.values():
             for name, kind in contribution.items():
-                merged[name] = merged.get(name, Kind.NONE) | kind
+                merged[name] = join_passed(merged.get(name, Kind.NONE), kind)
         if merged != state.params:
             state.params = merged
             analysis._enqueue(state)

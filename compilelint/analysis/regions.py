@@ -18,7 +18,7 @@ from compilelint.analysis.call_conditions import Condition, enclosing_conditions
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
-from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.kinds import Kind, is_data, join_passed
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
@@ -306,11 +306,11 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
     for call in calls:
         for position, kind in enumerate(call.positional):
             if position < len(positional):
-                positional[position] |= kind
+                positional[position] = join_passed(positional[position], kind)
             else:
                 positional.append(kind)
         for name, kind in call.keywords:
-            keywords[name] = keywords.get(name, Kind.NONE) | kind
+            keywords[name] = join_passed(keywords.get(name, Kind.NONE), kind)
     first = calls[0]
     receivers = join_receivers(*(call.receivers for call in calls))
     return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers)
