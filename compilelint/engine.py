@@ -204,6 +204,21 @@ def _known_return(known: Mapping[str, KnownReturn], caller: _CallerModule, qualn
     return known.get(target) if target is not None else None
 
 
+def _passed_on_return(targets: Sequence[str], known: Mapping[str, KnownReturn], caller: _CallerModule) -> KnownReturn | None:
+    """What a name this file passes on returns (``from ._scatter import scatter`` in an
+    ``__init__.py``): its targets' returns, once every one is known."""
+    found = [_known_return(known, caller, target) for target in targets]
+    returns = [r for r in found if r is not None]
+    if not returns or len(returns) < len(found):
+        return None
+    if len(returns) == 1:
+        return returns[0]
+    kind = Kind.NONE
+    for known_return in returns:
+        kind |= known_return.kind
+    return KnownReturn(kind)
+
+
 def _absolute_receiver(receiver: str, module: str | None) -> str:
     return f"{module}.{receiver[1:]}" if receiver.startswith("@") and module else receiver
 
@@ -244,6 +259,10 @@ def _analyse(
             if state.returns != Kind.NONE:
                 elements = tuple(state.return_elements) if state.return_elements is not None else None
                 returns_out[f"{caller.module}.{name}"] = KnownReturn(state.returns, elements)
+        for name, targets in analysis.passed_on.items():
+            passed = _passed_on_return(targets, known_returns or {}, caller)
+            if passed is not None:
+                returns_out[f"{caller.module}.{name}"] = passed
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)
     dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx, deadline)
     for state in list(analysis.regions()):

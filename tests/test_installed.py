@@ -401,6 +401,23 @@ def test_a_method_given_a_tensor_by_one_call_and_an_unknown_by_another() -> None
     assert [(f.line, f.code) for f in result.findings] == [(6, "CL103")]
 
 
+def test_a_return_through_a_reexport_reaches_its_callers(tmp_path: Path) -> None:
+    # core imports count() through the package's __init__.py (PyG's
+    # `from torch_geometric.utils import scatter`): what count returns is what the
+    # re-export returns, so int() of it in core takes a Python number from tensor data
+    files = {
+        "norms/__init__.py": "from .core import run\nfrom .counting import count\n",
+        "norms/counting.py": "import torch\ndef count(batch):\n    return torch.ones_like(batch).cumsum(0)\n",
+        "norms/core.py": (
+            "from norms import count\n"
+            "def run(y):\n"
+            "    n = int(count(y).max())\n"
+            "    return y[:n]\n"
+        ),
+    }
+    assert _norms_reached(tmp_path, files) == [("norms/core.py", 3, "CL105")]
+
+
 def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> None:
     # norm is a parameter (any callable); norm(y).abs() is a tensor: no number, array,
     # container or module has .abs()

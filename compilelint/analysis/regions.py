@@ -84,6 +84,9 @@ class RegionAnalysis:
         self._queued: set[int] = set()  # ids of the states in _worklist
         self._parents: dict[int, dict[int, ast.AST]] = {}  # id(function node) -> parent map
         self.entry_states: dict[str, FunctionState] = {}  # entry name -> its function's state
+        # entry name -> the functions of other files it names (a re-export through
+        # ``__init__.py``, a method inherited from a base there): what they return, it returns
+        self.passed_on: dict[str, tuple[str, ...]] = {}
         # what a function of another file returns (qualname as imported here), when known
         self.known_return: Callable[[str], KnownReturn | None] = _nothing_known
 
@@ -146,6 +149,8 @@ class RegionAnalysis:
         else:
             imported = self.index.imports.get(head)
             targets = [imported + dot + rest] if imported is not None else [f"{star}.{entry.name}" for star in self.index.imports.stars]
+        if not entry.root:
+            self.passed_on[entry.name] = tuple(targets)
         for target in targets:
             self.forwarded[(target, entry.chain)] = ExternalCall(
                 target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root,
