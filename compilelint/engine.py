@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
-from compilelint.analysis.module_index import FunctionInfo, build_index
+from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.budget import NO_DEADLINE, BudgetExceeded, Deadline, too_large
 from compilelint.config import DEFAULT_SETTINGS, Settings
@@ -25,7 +25,7 @@ from compilelint.newer_syntax import syntax_message
 from compilelint.pool import WorkerPool, sigterm_unwinds
 from compilelint.installed import PackageCalls, follower_for
 from compilelint.positions import LineIndex
-from compilelint.project import EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target
+from compilelint.project import ClassRecord, ClassTable, EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target
 from compilelint.registry import Rule, all_rules
 if TYPE_CHECKING:
     from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
@@ -89,11 +89,12 @@ def lint_source(
 
     packages = _package_calls(settings, path)
     returns_out: dict[str, KnownReturn] = {}
+    classes_out: list[ClassRecord] = []
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
         return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
-                        _CallerModule(module, _is_package(path)), known_returns or {}, returns_out)  # fmt: skip
+                        _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out)  # fmt: skip
 
     try:
         try:
@@ -111,7 +112,7 @@ def lint_source(
         findings = for_release(findings, assume(settings.torch_version))
     depends_on = tuple(sorted(packages.depends_on)) if packages is not None else ()
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
-                      returns=tuple(sorted(returns_out.items())))  # fmt: skip
+                      returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -219,6 +220,19 @@ def _passed_on_return(targets: Sequence[str], known: Mapping[str, KnownReturn], 
     return KnownReturn(kind)
 
 
+def _class_records(index: ModuleIndex, caller: _CallerModule) -> list[ClassRecord]:
+    """The file's top-level classes with absolute names, for the run's ``ClassTable``."""
+    records = []
+    for name, cls in index.classes.items():
+        bases = []
+        for base in cls.bases:
+            absolute = f"{caller.module}.{base}" if base in index.classes else absolute_target(base, caller.module, caller.is_package)
+            if absolute is not None:
+                bases.append(absolute)
+        records.append(ClassRecord(f"{caller.module}.{name}", tuple(bases), tuple(cls.methods), cls.is_module))
+    return records
+
+
 def _absolute_receiver(receiver: str, module: str | None) -> str:
     return f"{module}.{receiver[1:]}" if receiver.startswith("@") and module else receiver
 
@@ -243,12 +257,15 @@ def _analyse(
     caller: _CallerModule | None = None,
     known_returns: Mapping[str, KnownReturn] | None = None,
     returns_out: dict[str, KnownReturn] | None = None,
+    classes_out: list[ClassRecord] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
     raw: list[RawFinding] = []
     index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text)
     analysis = RegionAnalysis(index, deadline, isolate)
+    if classes_out is not None and caller is not None and caller.module:
+        classes_out[:] = _class_records(index, caller)
     if caller is not None and known_returns:
         analysis.known_return = functools.partial(_known_return, known_returns, caller)
     for entry in entries:
@@ -444,10 +461,14 @@ def _cross_file_rounds(
     first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
     results = {r.path: r for r in run(first, progress)}
     entries: dict[str, dict[str, EntryPoint]] = {}
-    pending = list(results.values())
+    following = [r for r in results.values() if settings_of[r.path].follow_imports != "none"]
+    classes = ClassTable(record for result in following for record in result.classes)
+    inherited = FileResult(path="", calls=tuple(classes.inherited_roots()))
+    pending = [*results.values(), inherited]
     for _ in range(CROSS_FILE_ROUNDS):
         # follow-imports = "none": a file's calls lead nowhere, even into the run's files
-        changed = collect_entries([r for r in pending if settings_of[r.path].follow_imports != "none"], modules, entries)
+        changed = collect_entries([r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"],
+                                  modules, entries, classes)  # fmt: skip
         if not changed:
             break
         jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
@@ -475,14 +496,17 @@ def _cached(jobs: list[Job], cache: ResultCache | None) -> tuple[dict[str, FileR
 
 
 def collect_entries(
-    results: Iterable[FileResult], modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]]
-) -> set[str]:
-    """Turn resolved external calls into entry points; the files whose entries changed."""
+    results: Iterable[FileResult], modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]],
+    classes: ClassTable | None = None,
+) -> set[str]:  # fmt: skip
+    """Turn resolved external calls into entry points; the files whose entries changed.
+    A method a class inherits is entered where the run's ``classes`` say it is defined; a
+    call on ``self`` of a subclass (``receivers``) may lead back into the caller's file."""
     changed: set[str] = set()
     for result in results:
         for call in result.calls:
-            located = modules.locate(call.target)
-            if located is None or located[0] == result.path:
+            located = modules.locate(classes.dispatched(call.target) if classes is not None else call.target)
+            if located is None or (located[0] == result.path and not call.receivers):
                 continue
             path, name = located
             entry = entries.setdefault(path, {}).get(name)

@@ -137,3 +137,5 @@ class FileResult:
     depends_on: tuple[str, ...] = ()
     # (absolute name, compilelint.project.KnownReturn) of the entry functions analysed here
     returns: tuple[tuple[str, Any], ...] = ()
+    # compilelint.project.ClassRecord of each top-level class: how calls dispatch across files
+    classes: tuple[Any, ...] = ()

@@ -142,3 +142,71 @@ class ModuleMap:
         module, _, cls = module.rpartition(".")
         path = self.by_name.get(module)
         return (path, f"{cls}.{function}") if path is not None and cls and function else None
+
+
+@dataclass(frozen=True)
+class ClassRecord:
+    """A top-level class of a file of the run, as the cross-file rounds need it."""
+
+    name: str  # absolute: "kornia.augmentation._2d.intensity.color_jitter.ColorJitter"
+    bases: tuple[str, ...]  # absolute where the file's imports say
+    methods: tuple[str, ...]  # defined in its own body
+    module: bool  # an nn.Module by what its own file shows
+
+
+MAX_MRO = 32  # bases walked per lookup: deeper (or cyclic) hierarchies stop there
+ROOT_METHODS = ("forward", "__call__")
+
+
+class ClassTable:
+    """The classes of every file of the run: which class's method a call on an instance of a
+    subclass runs, across files (Python's lookup, depth-first left to right, which agrees
+    with the C3 order for single inheritance and mixins)."""
+
+    def __init__(self, records: Iterable[ClassRecord]) -> None:
+        self.by_name = {record.name: record for record in records}
+
+    def mro(self, name: str) -> list[ClassRecord]:
+        found: list[ClassRecord] = []
+        seen: set[str] = set()
+        stack = [name]
+        while stack and len(found) < MAX_MRO:
+            current = stack.pop()
+            record = self.by_name.get(current)
+            if record is None or current in seen:
+                continue
+            seen.add(current)
+            found.append(record)
+            stack.extend(reversed(record.bases))
+        return found
+
+    def defining(self, name: str, method: str) -> str | None:
+        """The class whose ``method`` an instance of ``name`` runs, if a file of the run has it."""
+        return next((record.name for record in self.mro(name) if method in record.methods), None)
+
+    def is_module(self, name: str) -> bool:
+        return any(record.module for record in self.mro(name))
+
+    def dispatched(self, target: str) -> str:
+        """``pkg.mod.Sub.method`` -> the method Sub inherits (``pkg.base.Base.method``)."""
+        cls, _, method = target.rpartition(".")
+        if cls not in self.by_name:
+            return target
+        defining = self.defining(cls, method)
+        return f"{defining}.{method}" if defining is not None else target
+
+    def inherited_roots(self) -> list[ExternalCall]:
+        """Each module class that defines no ``forward`` of its own but overrides other methods:
+        compiling an instance traces the ``forward`` it inherits with ``self`` an instance of
+        it, so ``self.apply_transform(...)`` there runs its override."""
+        calls = []
+        for record in self.by_name.values():
+            if any(name in record.methods for name in ROOT_METHODS):
+                continue
+            if not any(not (name.startswith("__") and name.endswith("__")) for name in record.methods):
+                continue
+            forward = self.defining(record.name, "forward")
+            if forward is None or forward == record.name or not self.is_module(record.name):
+                continue
+            calls.append(ExternalCall(f"{forward}.forward", (), (), (), root=True, receivers=(record.name,)))
+        return calls
