@@ -10,6 +10,9 @@ is compilelint over every file of each package, cross-file, and over the zoo's c
 (the user code that builds and calls the models) with compiled code followed into the
 installed packages, as a user would run it on their project: a site inside a package that
 a CL150/CL151 finding at a call names counts as flagged there (--packages-only: without).
+Where the zoo compiles a method other than forward (record.py: getattr(model, "decode")),
+the case code names it only as data, so a file `torch.compile(model.decode)` per such case
+stands for what the user wrote (--no-method-roots: without).
 
 - recall = Dynamo break sites in package code flagged by a graph-break finding (one
   whose statement holds the site) / ALL break sites, whatever their category: a
@@ -36,6 +39,7 @@ import argparse
 import collections
 import json
 import resource
+import tempfile
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -118,6 +122,27 @@ def case_files(zoo: dict[str, Any]) -> list[str]:
     and calls the models (bench/zoo/cases/<package>_models.py)."""
     packages = {str(m.get("package")) for m in zoo["models"]}
     return sorted(str(p) for name in packages if (p := ROOT / "bench" / "zoo" / "cases" / f"{name}_models.py").is_file())
+
+
+def method_roots(zoo: dict[str, Any], folder: Path) -> list[str]:
+    """What the zoo compiles where it is not ``forward``: record.py compiles
+    ``getattr(model, case.method)`` (``CRF.decode``), which the case code names only as data
+    (``{"method": "decode"}``). A user compiling a method writes ``torch.compile(crf.decode)``;
+    one such file per case, with the recorded model class, is linted with the case code.
+    The constructor's arguments are not written: the call's kinds come from ``decode``'s own
+    parameters, as for any compiled root."""
+    files = []
+    for model in zoo["models"]:
+        method, cls = model.get("method", "forward"), str(model.get("model_class") or "")
+        if method == "forward" or model.get("status") != "ok" or "." not in cls or "<" in cls:
+            continue
+        module, _, name = cls.rpartition(".")
+        path = folder / f"compiled_{model['name']}.py"
+        path.write_text(f'"""zoo case {model["name"]}: record.py compiles {cls}.{method}."""\n'
+                        f"import torch\nfrom {module} import {name}\n\n"
+                        f"model = {name}()\ncompiled = torch.compile(model.{method})\n")  # fmt: skip
+        files.append(str(path))
+    return files
 
 
 def lint_case_code(files: list[str], roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], float]:
@@ -345,7 +370,9 @@ def render(report: dict[str, Any], meta: dict[str, Any]) -> str:
         f"recordings: {', '.join(meta['parts'])}; lint: {meta['lint_cpu']:.0f} CPU-s. "
         "Recall counts every break site, whatever its category (a category without a rule is a miss). "
         + ("Static side: every file of each package, and the zoo's case code (bench/zoo/cases) with calls "
-           f"followed into the installed packages ({meta['reached_claims']} sites named by CL150/CL151 at a call)."
+           f"followed into the installed packages ({meta['reached_claims']} sites named by CL150/CL151 at a call)"
+           + ("; the methods the zoo compiles by name, as `torch.compile(model.decode)`." if meta.get("method_roots")
+              else "; without the methods the zoo compiles by name (--no-method-roots).")
            if meta.get("case_code") else "Static side: every file of each package (--packages-only)."),
         "",
         HEADER,
@@ -396,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS / "accuracy", help="writes OUT.json and OUT.md")
     parser.add_argument("--packages-only", action="store_true",
                         help="lint the package trees only, not the zoo's case code with calls followed into them")
+    parser.add_argument("--no-method-roots", action="store_true",
+                        help="without the methods the zoo compiles by name (record.py's getattr(model, method))")
     args = parser.parse_args(argv)
     zoos = args.zoo or sorted(RESULTS.glob("zoo-*.json"))
     if not zoos:
@@ -413,7 +442,9 @@ def main(argv: list[str] | None = None) -> int:
                 lint_cache[root], cpu = lint_packages({name: root})
                 lint_cpu += cpu
             findings += lint_cache[root]
-        reached, cpu = lint_case_code(case_files(zoo), roots) if not args.packages_only else ([], 0.0)
+        with tempfile.TemporaryDirectory(prefix="accuracy-methods-") as folder:
+            user = case_files(zoo) + (method_roots(zoo, Path(folder)) if not args.no_method_roots else [])
+            reached, cpu = lint_case_code(user, roots) if not args.packages_only else ([], 0.0)
         lint_cpu += cpu
         reached_claims += len(reached)
         findings = merge_claims(findings, reached)
@@ -434,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     report = aggregate(parts)
     meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu,
-            "case_code": not args.packages_only, "reached_claims": reached_claims}
+            "case_code": not args.packages_only, "method_roots": not args.no_method_roots, "reached_claims": reached_claims}
     text = render(report, meta)
     print(text)
     args.out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, **report), indent=1, default=sorted))
