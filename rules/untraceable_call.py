@@ -144,7 +144,10 @@ class UntraceableCall(Rule):
     functions Dynamo skips, even on a plain list of Python numbers); `numpy.random` scalar draws
     (`np.random.rand()`, `np.random.uniform(0, 1)`) and `np.random.choice` break as a
     data-dependent operator (GB0033), and the functions PyTorch's NumPy layer lacks
-    (`permutation`, `default_rng`, `binomial`, ...) as unsupported (GB0294); draws of an
+    (`permutation`, `default_rng`, `binomial`, ...) as unsupported (GB0294); NumPy's
+    generator classes (`np.random.SeedSequence(entropy)`, `RandomState(0)`, `PCG64`) cannot be
+    built (GB0156), and each method called on one afterwards breaks again in the default
+    mode (GB0008 for `SeedSequence.generate_state`, GB0156 for `RandomState.rand`); draws of an
     array (`np.random.rand(4, 8)`, `np.random.normal(0, 1, size=8)`) are traced into
     torch ops and are not flagged. `exec()` breaks (GB0059); `eval()` of a constant string
     compiled, so it is not flagged. A break that
@@ -195,7 +198,7 @@ class UntraceableCall(Rule):
             return
         what, modes, gb_id = found
         statement = ctx.statement
-        callee = ctx.builtin(node.func) or ctx.qualname(node.func)
+        callee = ctx.builtin(node.func) or ctx.qualname(node.func) or "numpy.random generator method"
         fixable = isinstance(statement, ast.Expr) and statement.value is node and callee in GUARDABLE
         ctx.report(
             node,
@@ -222,7 +225,7 @@ class UntraceableCall(Rule):
             return f"`{builtin}()`", BOTH, BUILTINS[builtin]
         name = ctx.qualname(node.func)
         if name is None:
-            return None
+            return _numpy_generator_method(node, ctx)
         if name.startswith("numpy.random."):
             return _numpy_random(name, node)
         if name in UNTRACEABLE:
@@ -241,10 +244,13 @@ class UntraceableCall(Rule):
 
 def _numpy_random(name: str, node: ast.Call) -> tuple[str, tuple[Mode, ...], str] | None:
     """``np.random.rand(4, 8)`` is traced into torch ops; ``np.random.rand()``,
-    ``np.random.choice(n, k)`` and ``np.random.permutation(n)`` break the graph."""
+    ``np.random.choice(n, k)``, ``np.random.permutation(n)`` and generator objects
+    (``np.random.SeedSequence(entropy)``, ``RandomState(0)``) break the graph."""
     function = name.rsplit(".", 1)[1]
-    if name in NUMPY_TRACED or not function[:1].islower():
+    if name in NUMPY_TRACED or function.startswith("_"):
         return None
+    if function[:1].isupper():  # a C-implemented generator class: Dynamo cannot build it
+        return f"`{name}()`", BOTH, "GB0156"
     if name in NUMPY_ARRAY_DRAWS:
         position = NUMPY_ARRAY_DRAWS[name]
         sized = bool(node.args) if position is None else len(node.args) > position or any(k.arg == "size" for k in node.keywords)
@@ -252,3 +258,29 @@ def _numpy_random(name: str, node: ast.Call) -> tuple[str, tuple[Mode, ...], str
             return None  # an array draw: Dynamo traces it into torch ops
     modes, gb_id = UNTRACEABLE.get(name, (BOTH, "GB0294"))
     return f"`{name}()`", modes, gb_id
+
+
+def _numpy_generator_method(node: ast.Call, ctx: RuleContext) -> tuple[str, tuple[Mode, ...], str] | None:
+    """``seeds.generate_state(4)`` on a local bound to ``np.random.SeedSequence(...)`` (or
+    another NumPy generator) in the same function. Measured on torch 2.13: after the
+    constructor's break the method call breaks again in the resumed code (GB0008 for
+    ``SeedSequence.generate_state``, GB0156 for ``RandomState.rand``/``Generator.random``);
+    under ``fullgraph=True`` the constructor is the error, so this claims the default mode."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    holder = func.value.id
+    function = ctx.function.node if ctx.function is not None else None
+    if function is None:
+        return None
+    for statement in ast.walk(function):
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == holder for t in statement.targets):
+            continue
+        maker = ctx.qualname(statement.value.func) or ""
+        last = maker.rsplit(".", 1)[-1]
+        if maker.startswith("numpy.random.") and (last[:1].isupper() or last == "default_rng"):
+            return f"`{holder}.{func.attr}()` of a NumPy generator (`{maker}()`)", (Mode.DEFAULT,), "GB0008/GB0156"
+    return None
+
