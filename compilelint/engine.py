@@ -233,6 +233,16 @@ def _class_records(index: ModuleIndex, caller: _CallerModule) -> list[ClassRecor
     return records
 
 
+def _absolute_names(names: Sequence[str], caller: _CallerModule) -> tuple[str, ...]:
+    """"@Euler" and ".euler.Euler" as absolute names, from the module that wrote them."""
+    found = []
+    for name in names:
+        absolute = _absolute_receiver(name, caller.module) if name.startswith("@") else absolute_target(name, caller.module, caller.is_package)
+        if absolute:
+            found.append(absolute)
+    return tuple(found)
+
+
 def _absolute_receiver(receiver: str, module: str | None) -> str:
     return f"{module}.{receiver[1:]}" if receiver.startswith("@") and module else receiver
 
@@ -275,7 +285,8 @@ def _analyse(
         for name, state in analysis.entry_states.items():
             if state.returns != Kind.NONE:
                 elements = tuple(state.return_elements) if state.return_elements is not None else None
-                returns_out[f"{caller.module}.{name}"] = KnownReturn(state.returns, elements)
+                classes = _absolute_names(state.returned_classes, caller)
+                returns_out[f"{caller.module}.{name}"] = KnownReturn(state.returns, elements, classes)
         for name, targets in analysis.passed_on.items():
             passed = _passed_on_return(targets, known_returns or {}, caller)
             if passed is not None:

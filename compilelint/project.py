@@ -39,6 +39,9 @@ class KnownReturn:
 
     kind: Kind
     elements: tuple[Kind, ...] | None = None  # per position, when it returns a tuple
+    # absolute names of the classes or functions it returns (``return Euler``): a call of
+    # the result constructs one of them (``solver = methods.select(m)(f)``)
+    classes: tuple[str, ...] = ()
 
 
 @dataclass

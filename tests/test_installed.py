@@ -287,6 +287,43 @@ def test_a_local_name_holding_either_package_function(tmp_path: Path) -> None:
     assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
 
 
+def test_a_function_returning_imported_classes_is_followed_to_their_methods(tmp_path: Path) -> None:
+    # torchsde's shape: methods.select(m) returns one of the solver classes, imported in
+    # another file; the caller builds it (solver_fn(f, y)) and calls its inherited run()
+    site = _solver_site(tmp_path)
+    (site / "odes" / "methods.py").write_text(
+        "from .adaptive import Adaptive\nfrom .fixed import Fixed\n"
+        "def select(method):\n    if method == 'adaptive':\n        return Adaptive\n    return Fixed\n"
+    )
+    (site / "odes" / "api.py").write_text(
+        "from . import methods\n"
+        "def integrate(f, y, t, method='adaptive'):\n"
+        "    solver_fn = methods.select(method)\n"
+        "    solver = solver_fn(f, y)\n"
+        "    return solver.run(t)\n"
+        "def integrate_adjoint(f, y, t, method='adaptive'):\n    return integrate(f, y, t, method)\n"
+    )
+    user = "import torch\nimport odes\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return odes.integrate(None, x, t)\n"
+    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+
+
+def test_a_function_returning_a_class_of_its_own_file(tmp_path: Path) -> None:
+    site = _solver_site(tmp_path)
+    (site / "odes" / "api.py").write_text(
+        "import torch\n"
+        "class Stepper:\n"
+        "    def __init__(self, y):\n        self.y = y\n"
+        "    def run(self, t):\n        return self.y * t.max().item()\n"
+        "def pick():\n    return Stepper\n"
+        "def integrate(f, y, t, method='adaptive'):\n"
+        "    make = pick()\n"
+        "    stepper = make(y)\n    return stepper.run(t)\n"
+        "def integrate_adjoint(f, y, t, method='adaptive'):\n    return integrate(f, y, t, method)\n"
+    )
+    user = "import torch\nimport odes\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return odes.integrate(None, x, t)\n"
+    assert _reached(user, site) == [("odes/api.py", 6, "CL105")]
+
+
 def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:
     # def build(): import odes; class Block(nn.Module): ...; return Block()
     site = _solver_site(tmp_path)

@@ -98,6 +98,10 @@ class Evaluator:
         self.imported_instances: dict[str, tuple[str, ...]] = {}
         # local name -> the imported functions it may hold (solve = odeint_adjoint if a else odeint)
         self.aliases: dict[str, tuple[str, ...]] = {}
+        # id(call) / local name -> the classes a call returns / a name holds, as
+        # ``class_named`` spells them (solver_fn = methods.select(method); solver_fn(f))
+        self.class_values: dict[int, tuple[str, ...]] = {}
+        self.class_aliases: dict[str, tuple[str, ...]] = {}
         self.local_imports = ImportTable()
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
         self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
@@ -126,6 +130,22 @@ class Evaluator:
             return ()
         name = self.qualname(value)
         return (name,) if name else ()
+
+    def class_named(self, value: ast.expr) -> str | None:
+        """``Euler`` or ``methods.Euler`` naming a class or function: "@Euler" when this
+        file defines it, else its name as imported (relative names stay relative to this
+        file). torch's, NumPy's and the standard library's callables are not followed."""
+        if isinstance(value, ast.Name) and value.id in self.class_aliases and len(self.class_aliases[value.id]) == 1:
+            return self.class_aliases[value.id][0]
+        if isinstance(value, ast.Name) and value.id not in self.locals and value.id not in self.env:
+            if value.id in self.index.classes or value.id in self.index.functions:
+                return f"@{value.id}"
+        if not _calls.imported_root(self, value):
+            return None
+        name = self.qualname(value)
+        if not name or (not name.startswith(".") and name.split(".", 1)[0] in NOT_FOLLOWED_ROOTS):
+            return None
+        return name
 
     def static_value(self, test: ast.expr) -> bool | None:
         return compile_time_value(test, self.qualname, self.constants.get)
@@ -320,6 +340,9 @@ class Evaluator:
                     self.instances[target.id] = (held,)
             self.partials.pop(target.id, None)
             self.aliases.pop(target.id, None)
+            self.class_aliases.pop(target.id, None)
+            if value is not None and id(value) in self.class_values:
+                self.class_aliases[target.id] = self.class_values[id(value)]
             held_functions = self.imported_callables(value) if value is not None else ()
             if held_functions:
                 self.aliases[target.id] = held_functions
@@ -394,6 +417,9 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
 
 
 from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
+
+# Returned callables of these packages are not followed as class values
+NOT_FOLLOWED_ROOTS = frozenset({"torch", "numpy", "typing", "builtins", "functools", "math", "operator", "collections"})
 
 _HANDLERS: dict[type[ast.AST], Callable[[Evaluator, Any], Kind]] = {
     ast.Name: Evaluator.name,

@@ -92,6 +92,8 @@ class FunctionScope:
             for qualname in qualnames:
                 self.external(call, evaluator, f"{qualname}.{method}")
             return []
+        if isinstance(call.func, ast.Name) and call.func.id in evaluator.class_aliases:
+            return self._class_value_targets(call, evaluator.class_aliases[call.func.id], evaluator)
         held = self._held_instances(call.func, evaluator)
         if held is not None:  # solver.integrate(t), block(x)
             classes, name = held
@@ -132,6 +134,31 @@ class FunctionScope:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
             return evaluator.imported_instances[func.value.id], func.attr
         return None
+
+    def _class_value_targets(self, call: ast.Call, names: tuple[str, ...], evaluator: Evaluator) -> list[Target]:
+        """``solver_fn(f)`` where ``solver_fn = methods.select(m)`` returned classes (or
+        functions): each may be the one called; a class builds an instance the result holds."""
+        index = self.analysis.index
+        targets: list[Target] = []
+        local_classes: list[ClassInfo] = []
+        imported: list[str] = []
+        for name in names:
+            if name.startswith("@") and name[1:] in index.classes:
+                cls = index.classes[name[1:]]
+                local_classes.append(cls)
+                init = cls.find_method("__init__")
+                if init is not None:
+                    targets.append(Target(init, True))
+            elif name.startswith("@") and name[1:] in index.functions:
+                targets.append(Target(index.functions[name[1:]], False))
+            elif not name.startswith("@"):
+                imported.append(name)
+                self.external(call, evaluator, name)
+        if local_classes:
+            evaluator.built[id(call)] = tuple(local_classes)
+        if imported:
+            evaluator.imported_built[id(call)] = tuple(imported)
+        return targets
 
     def _table_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
         """``SOLVERS[method](f)``: every class (its constructor) or function the table holds."""
@@ -280,6 +307,8 @@ class FunctionScope:
             return Kind.MODULE if callee.owner is not None and callee.owner.is_module else Kind.UNKNOWN
         if state.return_elements is not None:
             evaluator.tuple_kinds[id(call)] = state.return_elements
+        if state.returned_classes:
+            evaluator.class_values[id(call)] = state.returned_classes
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
 
     def external(self, call: ast.Call, evaluator: Evaluator, qualname: str, receivers: tuple[str, ...] = ()) -> Kind | None:
@@ -296,6 +325,8 @@ class FunctionScope:
             return None
         if known.elements is not None:
             evaluator.tuple_kinds[id(call)] = list(known.elements)
+        if known.classes:
+            evaluator.class_values[id(call)] = known.classes
         return known.kind
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:

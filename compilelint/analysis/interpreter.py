@@ -68,6 +68,9 @@ class FunctionInterpreter:
         # per-position kinds when every return is a tuple display of one length
         self.return_elements: list[Kind] | None = None
         self._tuple_returns_only = True
+        # the classes (not instances) it returns: "@Name" for a class of this file, else the
+        # name as imported here (``def select(m): return Euler`` with ``from .euler import Euler``)
+        self.returned_classes: list[str] = []
         self.loop_depth = 0
 
     # --- environment helpers -------------------------------------------------------------
@@ -174,6 +177,9 @@ class FunctionInterpreter:
     def return_(self, stmt: ast.Return) -> bool:
         self.returns |= self.ev.kind(stmt.value) if stmt.value is not None else Kind.STATIC
         self._record_tuple_return(stmt.value)
+        returned = self.ev.class_named(stmt.value) if stmt.value is not None else None
+        if returned is not None and returned not in self.returned_classes:
+            self.returned_classes.append(returned)
         self._visit(stmt)
         return True
 

@@ -46,6 +46,7 @@ class FunctionState:
     params: dict[str, Kind] = field(default_factory=dict)
     returns: Kind = Kind.NONE
     return_elements: list[Kind] | None = None  # when it returns tuples: each position's kind
+    returned_classes: tuple[str, ...] = ()  # FunctionInterpreter.returned_classes
     closure: Env = field(default_factory=dict)
     self_name: str | None = None
     owner: ClassInfo | None = None
@@ -276,6 +277,7 @@ class RegionAnalysis:
         # found, so an UNKNOWN from before the callers settled does not hide a tensor.
         state.returns = returns
         state.return_elements = interpreter.return_elements
+        state.returned_classes = tuple(interpreter.returned_classes)
         return returns
 
     def external_calls(self) -> list[ExternalCall]:
