@@ -58,6 +58,7 @@ def lint_source(
     tree: ast.Module | None = None,
     roots: bool = True,
     known_returns: Mapping[str, KnownReturn] | None = None,
+    known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
@@ -90,11 +91,13 @@ def lint_source(
     packages = _package_calls(settings, path)
     returns_out: dict[str, KnownReturn] = {}
     classes_out: list[ClassRecord] = []
+    attributes_out: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
         return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
-                        _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out)  # fmt: skip
+                        _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out,
+                        known_attributes or {}, attributes_out)  # fmt: skip
 
     try:
         try:
@@ -112,7 +115,8 @@ def lint_source(
         findings = for_release(findings, assume(settings.torch_version))
     depends_on = tuple(sorted(packages.depends_on)) if packages is not None else ()
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
-                      returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out))  # fmt: skip
+                      returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out),
+                      attributes=tuple(sorted((c, a, o) for (c, a), o in attributes_out.items())))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -184,7 +188,8 @@ def _resolved_calls(calls: list[ExternalCall], path: str, module: str | None) ->
     """External calls with absolute targets (relative imports resolved), torch's dropped."""
     is_package = _is_package(path)
     return tuple(
-        replace(call, target=target, receivers=tuple(_absolute_receiver(r, module) for r in call.receivers))
+        replace(call, target=target, receivers=tuple(_absolute_receiver(r, module) for r in call.receivers),
+                objects=tuple((key, _absolute_names(names, _CallerModule(module, is_package))) for key, names in call.objects))
         for call in calls
         if (target := absolute_target(call.target, module, is_package)) and not target.startswith("torch.")
     )
@@ -268,6 +273,8 @@ def _analyse(
     known_returns: Mapping[str, KnownReturn] | None = None,
     returns_out: dict[str, KnownReturn] | None = None,
     classes_out: list[ClassRecord] | None = None,
+    known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
+    attributes_out: dict[tuple[str, str], tuple[str, ...]] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
@@ -278,6 +285,10 @@ def _analyse(
         classes_out[:] = _class_records(index, caller)
     if caller is not None and known_returns:
         analysis.known_return = functools.partial(_known_return, known_returns, caller)
+    if caller is not None:
+        analysis.module = caller.module
+    if known_attributes:
+        analysis.known_attributes = known_attributes
     for entry in entries:
         analysis.add_entry(entry)
     analysis.run(roots=roots)
@@ -291,6 +302,11 @@ def _analyse(
             passed = _passed_on_return(targets, known_returns or {}, caller)
             if passed is not None:
                 returns_out[f"{caller.module}.{name}"] = passed
+    if attributes_out is not None and caller is not None:
+        for (owner, attr), names in analysis.attribute_objects.items():
+            absolute = _absolute_names([owner], caller)
+            if absolute:
+                attributes_out[(absolute[0], attr)] = _absolute_names(names, caller)
     ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)
     dispatcher = Dispatcher([r for r in [*rules, *break_rules] if r.scope == "region"], ctx, deadline)
     for state in list(analysis.regions()):
@@ -384,12 +400,14 @@ def lint_file(
     module: str | None = None,
     roots: bool = True,
     known_returns: Mapping[str, KnownReturn] | None = None,
+    known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
 ) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
-    return lint_source(text, path, settings, entries, module, roots=roots, known_returns=known_returns)
+    return lint_source(text, path, settings, entries, module, roots=roots, known_returns=known_returns,
+                       known_attributes=known_attributes)  # fmt: skip
 
 
 Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings]

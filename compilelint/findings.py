@@ -139,3 +139,6 @@ class FileResult:
     returns: tuple[tuple[str, Any], ...] = ()
     # compilelint.project.ClassRecord of each top-level class: how calls dispatch across files
     classes: tuple[Any, ...] = ()
+    # (absolute class name, attribute, absolute class names): what instances an attribute
+    # of that class was found to hold (compilelint.analysis.objects)
+    attributes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()

@@ -30,6 +30,9 @@ class ExternalCall:
     # ``self.step()`` calls run the receiver's override. "@Name" is a class of the caller's
     # own module (resolved to an absolute name with the caller's module).
     receivers: tuple[str, ...] = ()
+    # (position "0".. or keyword, classes): the instances an argument may be, absolute
+    # names once the engine resolves them (compilelint.analysis.objects)
+    objects: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,16 @@ class EntryPoint:
     chain: tuple[str, ...] = ()
     root: bool = False  # compiled by another file: Dynamo starts tracing here
     receivers: tuple[str, ...] = ()  # ExternalCall.receivers, of every call joined
+    objects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ExternalCall.objects, joined
 
     def merge(self, call: ExternalCall) -> bool:
         """Join another call's argument kinds; True if anything changed."""
         changed = call.root and not self.root
+        for key, classes in call.objects:
+            held = tuple(dict.fromkeys(self.objects.get(key, ()) + classes))
+            if held != self.objects.get(key, ()):
+                self.objects[key] = held
+                changed = True
         self.root |= call.root
         if not set(call.receivers) <= set(self.receivers):
             self.receivers = join_receivers(self.receivers, call.receivers)

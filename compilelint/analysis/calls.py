@@ -58,6 +58,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return K.numpy_function_kind(name)
     if name is not None and imported_root(evaluator, node.func):
         known = evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
+        if name.rsplit(".", 1)[-1][:1].isupper():  # CamelCase: a class; the result is its instance
+            evaluator.imported_built[id(node)] = (name,)
         if known is not None:
             return known
     elif isinstance(node.func, ast.Name) and _from_star_import(evaluator, node.func.id):

@@ -78,6 +78,12 @@ class CallSink(Protocol):
 
     def imported_instance(self, node: ast.expr) -> str | None: ...
 
+    def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]: ...
+
+    def stored(self, target: ast.Attribute, value: ast.expr, evaluator: Evaluator) -> None: ...
+
+    def self_objects(self, name: str) -> tuple[str, ...]: ...
+
 
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""
@@ -102,6 +108,11 @@ class Evaluator:
         # ``class_named`` spells them (solver_fn = methods.select(method); solver_fn(f))
         self.class_values: dict[int, tuple[str, ...]] = {}
         self.class_aliases: dict[str, tuple[str, ...]] = {}
+        # id(call) -> the classes its result (or each element of the tuple it returns) may
+        # be an instance of (compilelint.analysis.objects)
+        self.value_objects: dict[int, tuple[str, ...]] = {}
+        self.tuple_objects: dict[int, list[tuple[str, ...]]] = {}
+        self.module: str | None = None  # the module this file is, when known
         self.local_imports = ImportTable()
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
         self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
@@ -321,10 +332,15 @@ class Evaluator:
     def bind(self, target: ast.expr, kind: Kind, value: ast.expr | None = None) -> None:
         """Assign ``kind`` to ``target``; tuples unpack element-wise when the value is a display."""
         if isinstance(target, ast.Name):
+            flowing = _objects.of_value(self, value) if isinstance(value, (ast.Name, ast.Attribute, ast.IfExp, ast.BoolOp)) else ()
+            if isinstance(value, ast.Call):
+                flowing = self.value_objects.get(id(value), ())
             self.env[target.id] = kind
             self.locals.add(target.id)
             self.instances.pop(target.id, None)
             self.imported_instances.pop(target.id, None)
+            if flowing:
+                _objects.set_name(self, target.id, flowing)
             if value is not None and id(value) in self.imported_built:
                 self.imported_instances[target.id] = self.imported_built[id(value)]
             guards = self.guarded_values.get(id(value)) if value is not None else None
@@ -357,6 +373,10 @@ class Evaluator:
             elif returned is not None and len(returned) == len(target.elts):
                 for sub_target, element in zip(target.elts, returned):
                     self.bind(sub_target, element)
+                element_objects = self.tuple_objects.get(id(value), []) if value is not None else []
+                for sub_target, passed in zip(target.elts, element_objects):
+                    if isinstance(sub_target, ast.Name) and passed:
+                        _objects.set_name(self, sub_target.id, passed)
             elif returned is not None and len(returned) == 1:  # an unseen module's outputs
                 for position, sub_target in enumerate(target.elts):
                     self.bind(sub_target, returned[0] if position == 0 else Kind.UNKNOWN)
@@ -417,6 +437,7 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
 
 
 from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
+from compilelint.analysis import objects as _objects  # noqa: E402
 
 # Returned callables of these packages are not followed as class values
 NOT_FOLLOWED_ROOTS = frozenset({"torch", "numpy", "typing", "builtins", "functools", "math", "operator", "collections"})

@@ -11,6 +11,7 @@ import ast
 from itertools import islice
 from typing import TYPE_CHECKING
 
+from compilelint.analysis import objects
 from compilelint.analysis.class_attributes import (
     attribute_class,
     attribute_kind,
@@ -91,7 +92,12 @@ class FunctionScope:
             qualnames, method = imported
             for qualname in qualnames:
                 self.external(call, evaluator, f"{qualname}.{method}")
+                if method == "forward":  # calling the instance: a plain class's __call__
+                    self.external(call, evaluator, f"{qualname}.__call__")
             return []
+        held_by_attribute = self._attribute_object_targets(call, evaluator)
+        if held_by_attribute is not None:  # self.bm(t0, t1) with self.bm = bm from a caller
+            return held_by_attribute
         if isinstance(call.func, ast.Name) and call.func.id in evaluator.class_aliases:
             return self._class_value_targets(call, evaluator.class_aliases[call.func.id], evaluator)
         held = self._held_instances(call.func, evaluator)
@@ -134,6 +140,67 @@ class FunctionScope:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
             return evaluator.imported_instances[func.value.id], func.attr
         return None
+
+    def _attribute_object_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target] | None:
+        """``self.bm(t)`` / ``self.bm.sample(t)`` where ``self.bm`` holds an instance that
+        compiled code passed in (not a method or a submodule ``__init__`` builds)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return None
+        holder, method = (func, "__call__") if self._own_attribute(func) else (func.value, func.attr)
+        own = self._own_attribute(holder)
+        if own is None or not isinstance(holder, ast.Attribute):
+            return None
+        owner, attr = own
+        if owner.find_method(attr) is not None or attribute_class(self.analysis.index, owner, attr) is not None:
+            return None
+        held = self.attribute_objects(holder, evaluator)
+        if not held:
+            return None
+        targets: list[Target] = []
+        for name in held:
+            cls = objects.local_class(self.analysis.index, self.analysis.module, name)
+            if cls is not None:
+                wanted = ("forward" if cls.is_module else "__call__") if method == "__call__" else method
+                found = _method(cls, wanted)
+                if found is not None:
+                    targets.append(Target(*found))
+            elif not name.startswith("@"):
+                for wanted in ("__call__", "forward") if method == "__call__" else (method,):
+                    self.external(call, evaluator, f"{name}.{wanted}")
+        return targets
+
+    def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
+        """The instances ``self.attr`` may hold: stored in this file's compiled code, or in
+        another file's (``BaseSolver.__init__``'s ``self.bm = bm``, for this class)."""
+        own = self._own_attribute(node)
+        if own is None:
+            return ()
+        owner, attr = own
+        keys = [f"@{klass.name}" for klass in owner.mro()] + list(self.state.receivers)
+        found = [self.analysis.attribute_objects.get((key, attr), ()) for key in keys]
+        module = self.analysis.module
+        absolute = [f"{module}.{key[1:]}" if key.startswith("@") and module else key for key in keys]
+        found += [self.analysis.known_attributes.get((key, attr), ()) for key in absolute]
+        return objects.join(*found)
+
+    def self_objects(self, name: str) -> tuple[str, ...]:
+        """``self`` as an object: its class, or the subclasses in other files it may be."""
+        if name != self.state.self_name or self.state.owner is None:
+            return ()
+        return self.state.receivers or (f"@{self.state.owner.name}",)
+
+    def stored(self, target: ast.Attribute, value: ast.expr, evaluator: Evaluator) -> None:
+        own = self._own_attribute(target)
+        if own is None:
+            return
+        held = objects.of_value(evaluator, value)
+        if not held:
+            return
+        owner, attr = own
+        for key in (f"@{owner.name}", *self.state.receivers):
+            facts = self.analysis.attribute_objects
+            facts[(key, attr)] = objects.join(facts.get((key, attr), ()), held)
 
     def _class_value_targets(self, call: ast.Call, names: tuple[str, ...], evaluator: Evaluator) -> list[Target]:
         """``solver_fn(f)`` where ``solver_fn = methods.select(m)`` returned classes (or
@@ -202,6 +269,9 @@ class FunctionScope:
             for base in islice(self.state.owner.mro(), 1, None):
                 if func.attr in base.methods:
                     return base.methods[func.attr], True
+            owner = self.state.owner  # a base in another file: the call goes on there, self kept
+            for target in self.analysis._inherited_targets(owner, func.attr):
+                self.external(call, evaluator, target, receivers=self.state.receivers or (f"@{owner.name}",))
             return None
         if isinstance(receiver, ast.Name) and receiver.id in self.analysis.index.classes:
             return self._resolve_class_attribute(self.analysis.index.classes[receiver.id], func.attr)
@@ -293,6 +363,13 @@ class FunctionScope:
         # before a caller was analysed (a root's heuristics) do not stick.
         state.incoming[id(call)] = bind_arguments(callee.node, target.arguments or call, bound, evaluator.cache)
         state.params_from_calls = True  # a root's guessed kinds give way to its callers'
+        passed = objects.to_parameters(callee.node, objects.of_arguments(evaluator, target.arguments or call), bound)
+        if passed or id(call) in state.incoming_objects:
+            state.incoming_objects[id(call)] = passed
+            joined = objects.merged(state.incoming_objects.values())
+            if joined != state.param_objects:
+                state.param_objects = joined
+                analysis._enqueue(state)
         merged: dict[str, Kind] = {}
         for contribution in state.incoming.values():
             for name, kind in contribution.items():
@@ -309,6 +386,10 @@ class FunctionScope:
             evaluator.tuple_kinds[id(call)] = state.return_elements
         if state.returned_classes:
             evaluator.class_values[id(call)] = state.returned_classes
+        if state.return_objects:
+            evaluator.value_objects[id(call)] = state.return_objects
+        if state.return_element_objects is not None:
+            evaluator.tuple_objects[id(call)] = state.return_element_objects
         return state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
 
     def external(self, call: ast.Call, evaluator: Evaluator, qualname: str, receivers: tuple[str, ...] = ()) -> Kind | None:
@@ -318,8 +399,13 @@ class FunctionScope:
         else:
             positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
         keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
+        passed = objects.of_arguments(evaluator, call)
+        if self._forwards_kwargs(call):  # super().__init__(sde=sde, **kwargs): the entry's extras go on
+            keywords += tuple(self.state.forwarded_keywords.items())
+            passed.update(self.state.forwarded_objects)
         sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
-        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain, receivers=receivers)
+        sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain, receivers=receivers,
+                                       objects=tuple(sorted(passed.items())))  # fmt: skip
         known = self.analysis.known_return(qualname)
         if known is None:
             return None
@@ -328,6 +414,12 @@ class FunctionScope:
         if known.classes:
             evaluator.class_values[id(call)] = known.classes
         return known.kind
+
+    def _forwards_kwargs(self, call: ast.Call) -> bool:
+        kwarg = self.state.info.node.args.kwarg
+        if kwarg is None:
+            return False
+        return any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg for k in call.keywords)
 
     def attribute(self, node: ast.Attribute, evaluator: Evaluator) -> Kind | None:
         receiver = node.value

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from compilelint.analysis import kinds as K
+from compilelint.analysis import objects as _objects
 from compilelint.analysis.expressions import Env, Evaluator, bind_loop_target
 from compilelint.analysis.kinds import Kind
 
@@ -71,6 +72,9 @@ class FunctionInterpreter:
         # the classes (not instances) it returns: "@Name" for a class of this file, else the
         # name as imported here (``def select(m): return Euler`` with ``from .euler import Euler``)
         self.returned_classes: list[str] = []
+        # the classes its result may be an instance of, whole or per tuple position
+        self.return_objects: tuple[str, ...] = ()
+        self.return_element_objects: list[tuple[str, ...]] | None = None
         self.loop_depth = 0
 
     # --- environment helpers -------------------------------------------------------------
@@ -104,7 +108,7 @@ class FunctionInterpreter:
         terminated = self.block(body)
         if not terminated:
             self.returns |= Kind.STATIC  # falls off the end: returns None
-            self._tuple_returns_only, self.return_elements = False, None
+            self._tuple_returns_only, self.return_elements, self.return_element_objects = False, None, None
         return self.returns
 
     def block(self, body: list[ast.stmt]) -> bool:
@@ -137,6 +141,8 @@ class FunctionInterpreter:
         static = self.ev.static_value(stmt.value)
         for target in stmt.targets:
             self.ev.bind(target, kind, stmt.value)
+            if isinstance(target, ast.Attribute):  # self.bm = bm: the attribute holds it
+                self.ev.sink.stored(target, stmt.value, self.ev)
             if isinstance(target, ast.Name):
                 if static is None:
                     self.ev.constants.pop(target.id, None)
@@ -180,6 +186,7 @@ class FunctionInterpreter:
         returned = self.ev.class_named(stmt.value) if stmt.value is not None else None
         if returned is not None and returned not in self.returned_classes:
             self.returned_classes.append(returned)
+        self.return_objects = _objects.join(self.return_objects, _objects.of_value(self.ev, stmt.value))
         self._visit(stmt)
         return True
 
@@ -188,15 +195,19 @@ class FunctionInterpreter:
         if not self._tuple_returns_only:
             return
         if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
-            self._tuple_returns_only, self.return_elements = False, None
+            self._tuple_returns_only, self.return_elements, self.return_element_objects = False, None, None
             return
         kinds = [self.ev.cache.get(id(element), Kind.UNKNOWN) for element in value.elts]
+        held = [_objects.of_value(self.ev, element) for element in value.elts]
         if self.return_elements is None:
             self.return_elements = kinds
+            self.return_element_objects = held
         elif len(self.return_elements) == len(kinds):
             self.return_elements = [a | b for a, b in zip(self.return_elements, kinds)]
+            before = self.return_element_objects or [() for _ in kinds]
+            self.return_element_objects = [_objects.join(a, b) for a, b in zip(before, held)]
         else:
-            self._tuple_returns_only, self.return_elements = False, None
+            self._tuple_returns_only, self.return_elements, self.return_element_objects = False, None, None
 
     def if_(self, stmt: ast.If) -> bool:
         static = self.ev.static_value(stmt.test)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
 from compilelint.analysis.expressions import Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
@@ -61,6 +62,15 @@ class FunctionState:
     # absolute names of subclasses in other files ``self`` may be (EntryPoint.receivers):
     # ``self.m()`` runs their override of m, if they have one
     receivers: tuple[str, ...] = ()
+    # the classes each parameter may be an instance of (compilelint.analysis.objects), and
+    # each call site's contribution to them
+    param_objects: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    incoming_objects: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    return_objects: tuple[str, ...] = ()
+    return_element_objects: list[tuple[str, ...]] | None = None
+    # keywords an entry passed that only **kwargs receives: passed on by ``f(**kwargs)``
+    forwarded_keywords: dict[str, Kind] = field(default_factory=dict)
+    forwarded_objects: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 NOT_FOLLOWED_BASES = ("torch.", "typing.", "abc.", "builtins.", "enum.", "collections.")
@@ -90,6 +100,11 @@ class RegionAnalysis:
         self.passed_on: dict[str, tuple[str, ...]] = {}
         # what a function of another file returns (qualname as imported here), when known
         self.known_return: Callable[[str], KnownReturn | None] = _nothing_known
+        self.module: str | None = None  # this file's dotted name, when known
+        # (class, attribute) -> the classes its value may be an instance of: found here
+        # ("@Owner" or an absolute receiver), and found in other files (absolute names)
+        self.attribute_objects: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.known_attributes: Mapping[tuple[str, str], tuple[str, ...]] = {}
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
@@ -114,6 +129,11 @@ class RegionAnalysis:
         state.incoming[ENTRY] = passed
         state.params.update(passed)
         state.params_from_calls = True
+        state.incoming_objects[ENTRY] = objects.to_parameters(info.node, entry.objects, skip_self)
+        state.param_objects = objects.merged(state.incoming_objects.values())
+        extra = objects.extra_keywords(info.node, {**entry.keywords, **entry.objects})
+        state.forwarded_keywords = {k: entry.keywords[k] for k in extra if k in entry.keywords}
+        state.forwarded_objects = {k: entry.objects[k] for k in extra if k in entry.objects}
 
     def _is_root(self, info: FunctionInfo) -> bool:
         if self._root_ids is None:
@@ -155,7 +175,7 @@ class RegionAnalysis:
         for target in targets:
             self.forwarded[(target, entry.chain)] = ExternalCall(
                 target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root,
-                receivers=receivers,
+                receivers=receivers, objects=tuple(sorted(entry.objects.items())),
             )
 
     def _inherited_targets(self, cls: ClassInfo, method: str) -> list[str]:
@@ -186,14 +206,14 @@ class RegionAnalysis:
                 continue
             state.passes += 1
             self.deadline.check()
-            before = (state.returns, state.return_elements)
+            before = _returned(state)
             try:
                 self.interpret(state, visitor=None)
             except RecursionError:
                 if not self.isolate:
                     raise
                 continue  # the reporting pass stops on it again, and reports the function
-            if (state.returns, state.return_elements) != before:
+            if _returned(state) != before:
                 for caller in state.callers:
                     self._enqueue(self.states[caller])
         self._settle_entry_conditions()
@@ -271,6 +291,9 @@ class RegionAnalysis:
         cache: dict[int, Kind] = {}
         evaluator = Evaluator(self.index, env, scope, cache)
         evaluator.locals.update(env)
+        evaluator.module = self.module
+        for name, held in state.param_objects.items():
+            objects.set_name(evaluator, name, held)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
         returns = interpreter.run(state.info.node.body)
         # The latest pass ran on the latest argument kinds: it replaces what an earlier pass
@@ -278,6 +301,8 @@ class RegionAnalysis:
         state.returns = returns
         state.return_elements = interpreter.return_elements
         state.returned_classes = tuple(interpreter.returned_classes)
+        state.return_objects = interpreter.return_objects
+        state.return_element_objects = interpreter.return_element_objects
         return returns
 
     def external_calls(self) -> list[ExternalCall]:
@@ -294,6 +319,11 @@ class RegionAnalysis:
 
     def callee(self, call: ast.Call) -> FunctionInfo | None:
         return self.resolved_calls.get(id(call))
+
+
+def _returned(state: FunctionState) -> tuple[object, ...]:
+    """What a function's callers see of its result: they are analysed again when it changes."""
+    return (state.returns, state.return_elements, state.returned_classes, state.return_objects, state.return_element_objects)
 
 
 def _nothing_known(qualname: str) -> KnownReturn | None:
@@ -320,7 +350,9 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
             keywords[name] = join_passed(keywords.get(name, Kind.NONE), kind)
     first = calls[0]
     receivers = join_receivers(*(call.receivers for call in calls))
-    return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers)
+    held = objects.merged(dict(call.objects) for call in calls)
+    return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers,
+                        objects=tuple(sorted(held.items())))  # fmt: skip
 
 
 def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:

@@ -122,17 +122,21 @@ class PackageFollower:
         contributions: dict[tuple[str, str], dict[str, list[ExternalCall]]] = {}
         results: dict[str, FileResult] = {}
         returns: dict[str, KnownReturn] = {}  # what the functions analysed so far return
+        attributes: dict[tuple[str, str], tuple[str, ...]] = {}  # what instances attributes hold
         pending = {located.path} if (located.path, located.name) not in opaque else set()
         for _ in range(MAX_ROUNDS):
             if not pending:
                 break
             for path in sorted(pending):
                 results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path),
-                                          roots=False, known_returns=returns)  # fmt: skip
+                                          roots=False, known_returns=returns, known_attributes=attributes)  # fmt: skip
             changed = _new_returns([results[p] for p in pending], returns)
+            stored = _new_attributes([results[p] for p in pending], attributes)
             pending = self._new_entries([results[p] for p in pending], package, entries, opaque, contributions,
                                         ((located.path, located.name), start))  # fmt: skip
             pending |= {path for path, result in results.items() if any(c.target in changed for c in result.calls)}
+            if stored:  # an attribute holds new instances: any file may call methods on it
+                pending |= set(results)
             pending = {p for p in pending if p in results or len(results) < MAX_FILES}
         site_dir = os.path.dirname(package.root)
         unique = {(s.path, s.line, s.code): s for s in (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f))}
@@ -203,7 +207,7 @@ class PackageFollower:
 def _entry_from(name: str, by_caller: dict[str, list[ExternalCall]], start: EntryPoint | None) -> EntryPoint | None:
     if start is None and not by_caller:
         return None
-    entry = replace(start, positional=list(start.positional), keywords=dict(start.keywords)) if start else EntryPoint(name=name)
+    entry = replace(start, positional=list(start.positional), keywords=dict(start.keywords), objects=dict(start.objects)) if start else EntryPoint(name=name)
     for caller in sorted(by_caller):
         for call in by_caller[caller]:
             if not entry.chain:
@@ -213,7 +217,19 @@ def _entry_from(name: str, by_caller: dict[str, list[ExternalCall]], start: Entr
 
 
 def _same_entry(a: EntryPoint, b: EntryPoint) -> bool:
-    return (a.positional, a.keywords, a.receivers, a.root) == (b.positional, b.keywords, b.receivers, b.root)
+    return (a.positional, a.keywords, a.receivers, a.root, a.objects) == (b.positional, b.keywords, b.receivers, b.root, b.objects)
+
+
+def _new_attributes(results: Iterable[FileResult], attributes: dict[tuple[str, str], tuple[str, ...]]) -> bool:
+    """Join the instances these results found attributes to hold; True if any is new."""
+    changed = False
+    for result in results:
+        for owner, attr, names in result.attributes:
+            joined = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
+            if joined != attributes.get((owner, attr), ()):
+                attributes[(owner, attr)] = joined
+                changed = True
+    return changed
 
 
 def _new_returns(results: Iterable[FileResult], returns: dict[str, KnownReturn]) -> set[str]:
