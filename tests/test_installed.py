@@ -324,6 +324,63 @@ def test_a_function_returning_a_class_of_its_own_file(tmp_path: Path) -> None:
     assert _reached(user, site) == [("odes/api.py", 6, "CL105")]
 
 
+# torchsde's shape: the API builds a noise source and a solver, passes the source to the
+# solver's constructor, which hands it on through **kwargs to a base class in another file
+# that stores it (self.noise = noise); the subclass's step calls it (self.noise(t)).
+NOISE_PACKAGE = {
+    "noisy-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: noisy\nVersion: 0.1\n",
+    "noisy/__init__.py": "from .api import solve\n",
+    "noisy/source.py": (
+        "import torch\n"
+        "class Source:\n"
+        "    def __init__(self, size):\n        self.size = size\n"
+        "    def __call__(self, t):\n        return torch.randn(self.size) * float(t)\n"
+        "    def reset(self, t):\n        print(t)\n"
+    ),
+    "noisy/base.py": (
+        "class Solver:\n"
+        "    def __init__(self, f, noise, dt):\n        self.f, self.noise, self.dt = f, noise, dt\n"
+        "    def run(self, y, t):\n        self.noise.reset(t)\n        return self.step(y, t)\n"
+    ),
+    "noisy/euler.py": (
+        "from .base import Solver\n"
+        "class Euler(Solver):\n"
+        "    def __init__(self, f, **kwargs):\n        super().__init__(f=f, **kwargs)\n"
+        "    def step(self, y, t):\n        return y + self.noise(t[0])\n"
+    ),
+    "noisy/api.py": (
+        "from .euler import Euler\nfrom .source import Source\n"
+        "def _prepare(y, t, noise):\n"
+        "    if noise is None:\n        noise = Source(y.shape)\n"
+        "    return y, t, noise\n"
+        "def solve(f, y, t, noise=None):\n"
+        "    y, t, noise = _prepare(y, t, noise)\n"
+        "    solver = Euler(f=f, noise=noise, dt=0.1)\n"
+        "    return solver.run(y, t)\n"
+    ),
+}
+
+
+def test_an_instance_passed_to_a_constructor_and_stored_is_followed_to_its_methods(tmp_path: Path) -> None:
+    _write(tmp_path / "site", NOISE_PACKAGE)
+    user = "import torch\nimport noisy\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return noisy.solve(None, x, t)\n"
+    # Source.__call__'s float(t) of a tensor, and Source.reset's print
+    assert _reached(user, tmp_path / "site") == [("noisy/source.py", 6, "CL105"), ("noisy/source.py", 8, "CL101")]
+
+
+def test_an_attribute_holding_a_plain_value_calls_nothing(tmp_path: Path) -> None:
+    files = dict(NOISE_PACKAGE)
+    files["noisy/api.py"] = (
+        "from .euler import Euler\n"
+        "def solve(f, y, t, noise=None):\n"
+        "    solver = Euler(f=f, noise=noise, dt=0.1)\n"
+        "    return solver.run(y, t)\n"
+    )
+    _write(tmp_path / "site", files)
+    user = "import torch\nimport noisy\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return noisy.solve(None, x, t)\n"
+    assert _reached(user, tmp_path / "site") == []
+
+
 def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:
     # def build(): import odes; class Block(nn.Module): ...; return Block()
     site = _solver_site(tmp_path)

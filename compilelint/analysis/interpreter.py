@@ -141,14 +141,22 @@ class FunctionInterpreter:
         static = self.ev.static_value(stmt.value)
         for target in stmt.targets:
             self.ev.bind(target, kind, stmt.value)
-            if isinstance(target, ast.Attribute):  # self.bm = bm: the attribute holds it
-                self.ev.sink.stored(target, stmt.value, self.ev)
+            self._store_objects(target, stmt.value)
             if isinstance(target, ast.Name):
                 if static is None:
                     self.ev.constants.pop(target.id, None)
                 else:
                     self.ev.constants[target.id] = static
         return False
+
+    def _store_objects(self, target: ast.expr, value: ast.expr) -> None:
+        """``self.bm = bm`` (or ``self.f, self.bm = f, bm``): the attribute holds that instance."""
+        if isinstance(target, ast.Attribute):
+            self.ev.sink.stored(target, value, self.ev)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+            if len(target.elts) == len(value.elts):
+                for sub_target, sub_value in zip(target.elts, value.elts):
+                    self._store_objects(sub_target, sub_value)
 
     def _evaluate_store_target(self, target: ast.expr) -> None:
         """Evaluate ``obj.attr`` / ``x[i]`` targets before rules see the statement."""
