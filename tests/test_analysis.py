@@ -224,3 +224,27 @@ def test_single_letter_index_parameters_of_a_root_are_not_taken_for_tensors() ->
     from compilelint.engine import lint_source
 
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(7, "CL105")]
+
+
+def test_a_tensor_every_caller_passes_is_never_none() -> None:
+    # torchsde's BrownianInterval.__call__(ta, tb=None): `if tb is None: ta, tb = self._start, ta`
+    # is dead when every call passes tb a tensor, so float(ta) reads a tensor (GB0124)
+    source = (
+        "import torch\n"
+        "def span(ta, tb=None):\n"
+        "    if tb is None:\n"
+        "        ta, tb = 0.0, ta\n"
+        "    return float(ta) + float(tb)\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * span(x.min(), x.max())\n"
+        "class Half(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * span(x.min())\n"
+    )
+    from compilelint.engine import lint_source
+
+    alone = source.rsplit("class Half", 1)[0]
+    assert [(f.line, f.code) for f in lint_source(alone, "m.py").findings] == [(5, "CL105"), (5, "CL105")]
+    # Half passes no tb: the branch may run, and ta, tb may then be Python numbers
+    assert lint_source(source, "m.py").findings == ()

@@ -159,7 +159,24 @@ class Evaluator:
         return name
 
     def static_value(self, test: ast.expr) -> bool | None:
+        known = self._tensor_is_none(test)
+        if known is not None:
+            return known
         return compile_time_value(test, self.qualname, self.constants.get)
+
+    def _tensor_is_none(self, test: ast.expr) -> bool | None:
+        """``tb is None`` where every caller passes ``tb`` a tensor: False (``is not``: True).
+        A name that may also be a Python value or None (a default) is not decided."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        left, right = test.left, test.comparators[0]
+        name = left if isinstance(right, ast.Constant) and right.value is None else None
+        if not isinstance(name, ast.Name) or name.id not in self.env:
+            return None
+        kind = self.env[name.id]
+        if not kind & Kind.TENSOR or kind & NOT_SURELY_A_TENSOR:
+            return None
+        return isinstance(test.ops[0], ast.IsNot)
 
     def kind(self, node: ast.expr) -> Kind:
         result = self._evaluate(node)
@@ -438,6 +455,9 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
 
 from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
 from compilelint.analysis import objects as _objects  # noqa: E402
+
+# A kind with any of these may be something other than a tensor (None among them)
+NOT_SURELY_A_TENSOR = Kind.STATIC | Kind.UNKNOWN | Kind.SHAPE | Kind.MODULE | Kind.DATA_SCALAR | Kind.NUMPY | Kind.CONTAINER
 
 # Returned callables of these packages are not followed as class values
 NOT_FOLLOWED_ROOTS = frozenset({"torch", "numpy", "typing", "builtins", "functools", "math", "operator", "collections"})
