@@ -475,6 +475,39 @@ def one_arg_super(x: torch.Tensor) -> torch.Tensor:
     return x * _Child().value_through_one_arg_super()
 
 
+def _loop_break(x: torch.Tensor) -> torch.Tensor:
+    return x * x.sum().item()
+
+
+@probe("GB4347", "comprehension over a list of tensors in a frame skipped by a break in a loop")
+def comprehension_in_skipped_frame(x: torch.Tensor) -> torch.Tensor:
+    parts = [x, x + 1]
+    scaled = [torch.relu(t) for t in parts]
+    for _ in range(2):
+        x = _loop_break(x)
+    return scaled[0] + x
+
+
+@probe("GB4347", "comprehension over zip that breaks itself (GB0124 inside)")
+def comprehension_breaking_over_zip(x: torch.Tensor) -> list[float]:
+    parts = [x, x + 1]
+    return [torch.relu(a).sum().item() for a, b in zip(parts, parts)]
+
+
+class _Solver:
+    def __init__(self, y0: torch.Tensor) -> None:
+        self.y0 = y0
+
+    def integrate(self, t: torch.Tensor) -> torch.Tensor:
+        return self.y0 * t.sum().item()
+
+
+@probe("GB0092", "method of an object built in compiled code, the call breaking")
+def new_object_method_breaks(x: torch.Tensor) -> torch.Tensor:
+    solver = _Solver(x + 1)
+    return solver.integrate(x) + 1
+
+
 def _generator(x: torch.Tensor) -> typing.Iterator[torch.Tensor]:
     yield x + 1
 

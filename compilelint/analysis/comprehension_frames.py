@@ -1,0 +1,194 @@
+"""What Dynamo meets when a comprehension runs as a frame of its own (Python 3.11).
+
+On Python 3.11 a list, set or dict comprehension is a function, called with the iterator
+of its first ``for`` as its only argument. Dynamo compiles such a frame when Python calls
+it with the frame hook on, if the frame "has tensors" (``has_tensor_in_frame``): its code
+names a global that is ``torch``, a ``torch.*`` module or ``numpy``, or it closes over a
+tensor, a module or a list/tuple/dict of them; the iterator itself is not looked at.
+Dynamo then wraps the iterator as an input: a tuple or range iterator becomes a list of
+its items, anything else an opaque object whose ``next()`` it cannot step (GB4347
+"Missing tp_iternext"), and the comprehension runs in Python.
+
+Measured on torch 2.13 (CPU, backend eager, default mode and ``dynamic=True``) with every
+iterable below, in a comprehension that names ``torch`` or closes over a tensor:
+
+- in a frame Dynamo runs eagerly (``eager_code``), GB4347 for lists (variables, ``list()``,
+  ``sorted()``, ``reversed()``, ``iter()`` of a list, comprehensions, ``[*a]``), strings,
+  dicts and their views, sets, ``zip``/``enumerate``/``map``/``filter``, module containers
+  and ``.parameters()``-style generators; none for tuples, ``range``, tensors, ``x.shape``
+  and list displays in the ``for`` (CPython turns ``[a, b]`` there into a tuple);
+- when the comprehension itself breaks in a traced frame, Dynamo calls it with an
+  iterator it rebuilt: lists and strings come back as tuples (no GB4347), the rest as
+  above (GB4347, and GB0092 "Reconstruction failure" for dicts, sets and ``ModuleList``).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Callable
+
+from compilelint.analysis.frames import own_nodes
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+QualnameOf = Callable[[ast.expr], "str | None"]
+
+
+class Iterates(enum.Enum):
+    """What Dynamo makes of a comprehension's iterator."""
+
+    LIST = "a list"  # rebuilt as a tuple when Dynamo traced it: fails only when run eagerly
+    OTHER = "an iterator"  # fails whenever the comprehension is a frame of its own
+
+
+ALWAYS_BUILTINS = frozenset({"zip", "enumerate", "map", "filter", "set", "frozenset", "dict"})
+LIST_BUILTINS = frozenset({"list", "sorted", "reversed"})
+VIEW_METHODS = frozenset({"items", "keys", "values"})
+MODULE_GENERATORS = frozenset(
+    {"parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules"}
+)
+MODULE_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "ParameterList"})
+# ``from torch import X`` binds a module for these X (``co_names`` must name a module)
+TORCH_MODULES = frozenset(
+    {"nn", "functional", "F", "linalg", "fft", "special", "distributions", "autograd", "cuda", "jit", "sparse",
+     "optim", "utils", "fx", "init", "random", "masked", "nested", "func", "amp", "backends", "distributed"}
+)  # fmt: skip
+
+
+def iterates(node: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth: int = 0) -> Iterates | None:
+    """What iterating ``node`` (a comprehension's first iterable) hands the comprehension,
+    when the source says; None for tuples, ranges, tensors and whatever is not known."""
+    if isinstance(node, (ast.Dict, ast.DictComp, ast.Set, ast.SetComp)):
+        return Iterates.OTHER
+    if isinstance(node, ast.ListComp) or (isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts)):
+        return Iterates.LIST
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Iterates.LIST
+    if isinstance(node, ast.Call):
+        return _call_iterates(node, function, qualname, depth)
+    if depth < 2 and isinstance(node, ast.Name):
+        return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in assigned_values(function.node, node.id)])
+    if depth < 2 and isinstance(node, ast.Attribute) and _is_self(node.value, function) and function.owner is not None:
+        values = [v for cls in function.owner.mro() for v in _attribute_values(cls, node.attr)]
+        return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in values])
+    return None
+
+
+def _call_iterates(node: ast.Call, function: FunctionInfo, qualname: QualnameOf, depth: int) -> Iterates | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        if func.id in ALWAYS_BUILTINS:
+            return Iterates.OTHER
+        if func.id in LIST_BUILTINS:
+            return Iterates.LIST
+        if func.id == "iter" and len(node.args) == 1:
+            return iterates(node.args[0], function, qualname, depth)
+    if isinstance(func, ast.Attribute) and not node.args and not node.keywords:
+        if func.attr in VIEW_METHODS:
+            return Iterates.OTHER
+        if func.attr in MODULE_GENERATORS and _is_self(func.value, function) and function.owner and function.owner.is_module:
+            return Iterates.OTHER
+    return None
+
+
+def _stored_iterates(value: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth: int) -> Iterates | None:
+    """What iterating a variable or ``self.attr`` gives when ``value`` was stored there."""
+    if isinstance(value, ast.List):
+        return Iterates.LIST  # a list display stored is a list (only a ``for`` folds it)
+    if isinstance(value, ast.Call):
+        name = qualname(value.func) or ""
+        if name.startswith("torch.nn.") and name.rsplit(".", 1)[-1] in MODULE_CONTAINERS:
+            return Iterates.OTHER
+    return iterates(value, function, qualname, depth)
+
+
+def _joined(found: list[Iterates | None]) -> Iterates | None:
+    if not found or None in found:
+        return None
+    return Iterates.OTHER if all(f is Iterates.OTHER for f in found) else Iterates.LIST
+
+
+def assigned_values(function: ast.AST, name: str) -> list[ast.expr]:
+    """The values ``name = value`` binds in ``function``; none (unknown) when ``name`` is a
+    parameter or is bound any other way (``for name in``, unpacking, ``with``, ``import``)."""
+    if name in parameter_names(function):
+        return []
+    values: list[ast.expr] = []
+    simple: set[int] = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id == name:
+                values.append(node.value)
+                simple.add(id(target))
+    for node in own_nodes(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in simple:
+            return []
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == name for a in node.names):
+            return []
+    return values
+
+
+def parameter_names(function: ast.AST) -> set[str]:
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return set()
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
+    return {a.arg for a in named}
+
+
+def local_names(function: ast.AST) -> set[str]:
+    """Every name ``function`` binds: what a comprehension in it closes over."""
+    names = parameter_names(function)
+    for node in own_nodes(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _attribute_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
+    values: list[ast.expr] = []
+    for method in cls.methods.values():
+        for node in own_nodes(method.node):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == attr and _is_self(t.value, method) for t in node.targets
+            ):
+                values.append(node.value)
+    return values
+
+
+def _is_self(node: ast.expr, function: FunctionInfo) -> bool:
+    args = function.node.args.posonlyargs + function.node.args.args
+    return isinstance(node, ast.Name) and bool(args) and not function.is_static and node.id == args[0].arg
+
+
+def free_names(comprehension: ast.expr) -> list[ast.Name]:
+    """Names the comprehension's own code reads and does not bind: what it closes over or
+    reads as globals. Its first iterable is evaluated by the caller and does not count."""
+    first = comprehension.generators[0].iter  # type: ignore[attr-defined]
+    skipped = {id(n) for n in ast.walk(first)}
+    bound = {n.id for n in ast.walk(comprehension) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(comprehension) if isinstance(n, ast.Lambda) for a in ast.walk(n.args) if isinstance(a, ast.arg)}
+    return [
+        n for n in ast.walk(comprehension)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skipped and n.id not in bound
+    ]  # fmt: skip
+
+
+def is_torch_module(qualified: str | None) -> bool:
+    """A global bound to ``torch``, a ``torch.*`` module or ``numpy`` (``has_tensor_in_frame``)."""
+    if qualified in ("torch", "numpy"):
+        return True
+    return qualified is not None and qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in TORCH_MODULES
+
+
+def holds_tensors(kind: Kind) -> bool:
+    """A closed-over value Dynamo counts as tensors: a tensor, a module, or a container of
+    them (on the paths the analysis follows; never a value that may be a Python constant)."""
+    return bool(kind & (Kind.TENSOR | Kind.MODULE)) and not kind & (Kind.STATIC | Kind.DATA_SCALAR)

@@ -1,0 +1,118 @@
+"""Objects built in compiled code that Dynamo cannot rebuild at a graph break (GB0092).
+
+At a graph break Dynamo compiles what it has and writes bytecode that rebuilds, for the
+rest of the function, every value on the stack and in the live locals, and every object
+built in the frame that those reach. A bound method of an object built in the frame has
+no rebuild rule (GB0092 "Reconstruction failure"), and Dynamo then runs the rest of the
+function in Python. Measured on torch 2.13 (CPU, backend eager, default mode):
+
+- ``solver.integrate(t)`` on ``solver = Solver(...)`` when the method or an argument breaks
+  (the bound method waits on the stack); not through the class, ``Solver.integrate(solver,
+  t)``, nor on an object passed in, which Dynamo rebuilds from where it came from;
+- any break while such an object is live (used later, or passed to the breaking call),
+  when its ``__init__`` stored a bound method of itself (``self.f = self._zero``, also inside
+  a conditional expression or ``{...}.get(k, self._zero)``); none once it is dead;
+- never in a loop or a ``try`` (Dynamo skips the frame there instead), in code Dynamo
+  already runs in Python, or after an earlier break rebuilt the object for a resume
+  function, where it is an input with a source.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from compilelint.analysis.comprehension_frames import COMPREHENSIONS, assigned_values
+from compilelint.analysis.eager_code import eager_after, happens_with_its_block, inside
+from compilelint.analysis.frames import LOOPS, own_nodes
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo
+
+
+def stores_bound_method(cls: ClassInfo) -> bool:
+    """Some method of ``cls`` stores ``self.<method>`` (not called) in an attribute of ``self``."""
+    for klass in cls.mro():
+        for method in klass.methods.values():
+            args = method.node.args.posonlyargs + method.node.args.args
+            if method.is_static or not args:
+                continue
+            self_name = args[0].arg
+            for node in own_nodes(method.node):
+                if isinstance(node, ast.Assign) and any(_is_self_attribute(t, self_name) for t in node.targets):
+                    if _holds_method(node.value, self_name, cls):
+                        return True
+    return False
+
+
+def _is_self_attribute(node: ast.expr, self_name: str) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name
+
+
+def _holds_method(value: ast.expr, self_name: str, cls: ClassInfo) -> bool:
+    called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    return any(
+        _is_self_attribute(n, self_name) and id(n) not in called and cls.find_method(n.attr) is not None
+        for n in ast.walk(value)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+    )
+
+
+def sure_break_with_args(call: ast.Call, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``call`` breaks whenever it runs (it is a break point), or an argument surely does."""
+    if any(point is call for point in points):
+        return True
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return any(
+        any(inside(point, argument) for argument in arguments) and happens_with_its_block(point, function, parents) for point in points
+    )
+
+
+def resumes_at(node: ast.AST, built: ast.AST, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Dynamo tries to resume after a break at ``node`` and so rebuilds what ``built`` made:
+    ``node`` is not in a loop, a comprehension or a ``try``, the frame is still compiled
+    there, and no break between ``built`` and ``node`` has rebuilt the object already."""
+    parent = parents.get(id(node))
+    while parent is not None and parent is not function:
+        if isinstance(parent, (*LOOPS, *COMPREHENSIONS, ast.Try, ast.ExceptHandler)):
+            return False
+        parent = parents.get(id(parent))
+    line = getattr(node, "lineno", 0)
+    eager = eager_after(function, points, parents)
+    if eager is not None and line > eager:
+        return False
+    built_end = _last_line(built)
+    return not [p for p in points if built_end < getattr(p, "lineno", 0) < line and not inside(p, node)]
+
+
+def _last_line(node: ast.AST) -> int:
+    last: int | None = getattr(node, "end_lineno", None)
+    return last if last is not None else int(getattr(node, "lineno", 0))
+
+
+def live_at(name: str, point: ast.AST, function: ast.AST) -> bool:
+    """``name`` is read after ``point`` (or by it): the object it holds is rebuilt there."""
+    end = _last_line(point)
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno > end or inside(n, point))
+        for n in own_nodes(function)
+    )
+
+
+def built_instance(
+    name: str, function: FunctionInfo, callee: Callable[[ast.Call], FunctionInfo | None], allow_modules: bool = False
+) -> tuple[ast.Call, ClassInfo] | None:
+    """The construction ``name = Cls(...)`` of a class of this file, when it is the only
+    binding of ``name`` in ``function`` (modules only with ``allow_modules``)."""
+    values = assigned_values(function.node, name)
+    if len(values) != 1 or not isinstance(values[0], ast.Call):
+        return None
+    init = callee(values[0])
+    if init is None or init.name != "__init__" or init.owner is None or (init.owner.is_module and not allow_modules):
+        return None
+    return values[0], init.owner
+
+
+def enclosing_statement(node: ast.AST, parents: dict[int, ast.AST]) -> ast.stmt | None:
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parents.get(id(current))
+    return current if isinstance(current, ast.stmt) else None

@@ -1,0 +1,199 @@
+"""CL124: a graph break meeting a bound method of an object built in compiled code: GB0092."""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from compilelint.analysis.eager_code import break_points, happens_with_its_block
+from compilelint.analysis.module_index import ClassInfo
+from compilelint.analysis.new_objects import (
+    built_instance,
+    enclosing_statement,
+    live_at,
+    resumes_at,
+    stores_bound_method,
+    sure_break_with_args,
+)
+from compilelint.analysis.regions import RegionAnalysis
+from compilelint.context import RawFinding, RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    node: ast.Call  # the method call, or the construction of an object holding bound methods
+    built: ast.Call
+    name: str  # the local holding the object
+    cls: ClassInfo
+    statement: ast.stmt | None
+    region: tuple[str, ...]
+    holder: bool  # True: the object holds bound methods of itself; any break while live
+
+
+# Method calls on objects built in the same function, from ``check`` to ``derive``.
+_CANDIDATES: weakref.WeakKeyDictionary[RegionAnalysis, list[_Candidate]] = weakref.WeakKeyDictionary()
+
+
+class NewObjectMethodBreak(Rule):
+    """Checks for method calls that break the graph on objects built in compiled code.
+
+    ## What it does
+    Flags `obj.method(...)` where `obj` is an instance of a class of this file, built in the
+    same compiled function (`solver = Solver(...)`, `SOLVERS[name](...)`), when the method
+    breaks the graph whenever it runs, or one of the call's arguments does; and a graph
+    break while such an object is live when its class stores a bound method of itself in an
+    attribute (`self.f = self._default`).
+
+    ## Why is this bad?
+    At a graph break Dynamo compiles what it has and writes bytecode that rebuilds the
+    stack for the rest of the function. The bound method `obj.method` is on that stack, and
+    Dynamo cannot rebuild a bound method of an object that exists only in compiled code
+    (GB0092 "Reconstruction failure"), nor an object holding one of its own bound methods.
+    It then gives up on the rest of the function, which
+    runs in Python: the method is compiled as a frame of its own and everything after the
+    call loses its graph. Measured on torch 2.13 (default mode and `dynamic=True`); the
+    zoo hit it in torchdiffeq's `odeint` (`SOLVERS[method](...).integrate(t)`) and
+    torchsde's `sdeint` (the solver call, and its `ForwardSDE` holding bound methods). The same call through the class, `Solver.integrate(solver, t)`,
+    or on an object passed in, breaks only where the method does. In a loop or a `try`
+    Dynamo skips the frame instead (no GB0092); `fullgraph=True` stops at the method's own
+    break.
+
+    ## Example
+    ```python
+    class Solver:
+        def __init__(self, y0):
+            self.y0 = y0
+
+        def integrate(self, t):
+            return self.y0 * t.sum().item()
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            solver = Solver(x + 1)
+            return solver.integrate(x) + 1
+    ```
+
+    ## Use instead
+    ```python
+    class Solver:
+        def __init__(self, y0):
+            self.y0 = y0
+
+        def integrate(self, t):
+            return self.y0 * t.sum()
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            solver = Solver(x + 1)
+            return solver.integrate(x) + 1
+    ```
+    Remove the method's break; where it must stay, call it through the class
+    (`Solver.integrate(solver, x)`).
+
+    ## Fix safety
+    No automatic fix: the cause is the method's break, reported by its own rule.
+    """
+
+    code = "CL124"
+    name = "new-object-method-break"
+    message = "this graph break meets a bound method of an object built in compiled code (GB0092)"
+    gb_ids = ("GB0092",)
+    breaks = (Mode.DEFAULT,)
+    nodes = (ast.Call,)
+    derived_from_breaks = True
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        if ctx.function is None or ctx.analysis is None:
+            return
+        found = _method_call(node, ctx) or _holder(node, ctx)
+        if found is not None:
+            _CANDIDATES.setdefault(ctx.analysis, []).append(found)
+
+    def derive(self, breaks: Sequence[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
+        candidates = _CANDIDATES.pop(analysis, [])
+        if not candidates:
+            return []
+        points = break_points(breaks, analysis, ignored=(self.code, "CL123"))
+        states = {state.info.qualname: state for state in analysis.regions()}
+        first: dict[str, tuple[int, RawFinding]] = {}  # after a GB0092 the rest runs in Python
+        for candidate in candidates:
+            state = states.get(candidate.region[-1]) if candidate.region else None
+            if state is None:
+                continue
+            function, own = state.info.node, points.get(state.info.qualname, [])
+            parents = analysis.parents_of(function)
+            finding = self._judge(candidate, own, function, parents)
+            line = getattr(finding.node, "lineno", 0) if finding else 0
+            if finding is not None and (state.info.qualname not in first or line < first[state.info.qualname][0]):
+                first[state.info.qualname] = (line, finding)
+        return [finding for _, finding in first.values()]
+
+    def _judge(self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> RawFinding | None:
+        if not candidate.holder:
+            if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents):
+                func = candidate.node.func
+                assert isinstance(func, ast.Attribute)
+                what = f"the bound method `{candidate.name}.{func.attr}` waits on the stack"
+                return self._finding(candidate, candidate.node, candidate.statement, what)
+            return None
+        later = sorted((p for p in points if getattr(p, "lineno", 0) > (candidate.built.end_lineno or 0)), key=lambda p: getattr(p, "lineno", 0))
+        for point in later:
+            if happens_with_its_block(point, function, parents) and resumes_at(point, candidate.built, points, function, parents):
+                if live_at(candidate.name, point, function):
+                    what = f"`{candidate.name}` is live and holds bound methods of itself"
+                    return self._finding(candidate, point, enclosing_statement(point, parents), what)
+                return None
+        return None
+
+    def _finding(self, candidate: _Candidate, node: ast.AST, statement: ast.stmt | None, what: str) -> RawFinding:
+        return RawFinding(
+            code=self.code,
+            name=self.name,
+            message=(
+                f"this graph break comes while {what} (`{candidate.name}` is a `{candidate.cls.name}` built in "
+                f"compiled code, line {candidate.built.lineno}): Dynamo cannot rebuild it for the code after the break "
+                "(GB0092) and runs the rest of the function in Python; build the object outside compiled code, "
+                "call methods through the class, or remove the break"
+            ),
+            node=node,
+            statement=statement,
+            region=candidate.region,
+            breaks=self.breaks,
+            gb_ids=self.gb_ids,
+            fix=None,
+        )
+
+
+def _method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
+    """``obj.method(...)`` on ``obj = Cls(...)`` built earlier in the same function."""
+    func = node.func
+    if ctx.function is None or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return None
+    method = ctx.callee(node)
+    if method is None or method.owner is None or method.is_static or "classmethod" in set(ctx.index.decorator_names(method.node)):
+        return None
+    built = built_instance(func.value.id, ctx.function, ctx.callee)
+    if built is None or built[0].lineno >= node.lineno:
+        return None
+    return _Candidate(node, built[0], func.value.id, built[1], ctx.statement, ctx.region, holder=False)
+
+
+def _holder(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
+    """``obj = Cls(...)`` where ``Cls`` stores bound methods of itself in attributes."""
+    statement = ctx.statement
+    if ctx.function is None or not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1):
+        return None
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name):
+        return None
+    built = built_instance(target.id, ctx.function, ctx.callee, allow_modules=True)
+    if built is None or built[0] is not node or not stores_bound_method(built[1]):
+        return None
+    return _Candidate(node, node, target.id, built[1], statement, ctx.region, holder=True)

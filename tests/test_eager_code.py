@@ -1,0 +1,151 @@
+"""Where Dynamo gives code back to Python (analysis/eager_code.py), and what comprehensions
+there iterate (analysis/comprehension_frames.py); the rules CL123 and CL124 built on them."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+
+import pytest
+
+from compilelint.analysis.call_conditions import parent_map
+from compilelint.analysis.comprehension_frames import Iterates, iterates
+from compilelint.analysis.eager_code import eager_after
+from compilelint.analysis.module_index import build_index
+from compilelint.engine import lint_source
+
+HEADER = "import torch\nfrom torch import nn\n\n\ndef brk(x):\n    return x * x.sum().item()\n\n\n"
+
+
+def _eager(body: str) -> int | None:
+    """``eager_after`` of ``f`` with every ``brk(...)`` call as its break points."""
+    function = ast.parse(textwrap.dedent(body)).body[0]
+    points = [n for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "brk"]
+    return eager_after(function, points, parent_map(function))
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("def f(x):\n    y = x + 1\n    for i in range(2):\n        x = brk(x)\n    return x\n", 0),
+        ("def f(x):\n    x = brk(x)\n    y = x + 1\n    for i in range(2):\n        x = brk(x)\n    return x\n", 2),
+        ("def f(x):\n    y = x + 1\n    try:\n        x = brk(x)\n    except ValueError:\n        pass\n    return x\n", 2),
+        ("def f(x):\n    try:\n        try:\n            x = brk(x)\n        finally:\n            pass\n    except E:\n        pass\n", 1),
+        ("def f(x):\n    y = x + 1\n    x = brk(x)\n    return [t for t in x]\n", None),  # resumes
+        ("def f(x):\n    try:\n        y = x + 1\n    finally:\n        x = brk(x)\n    return x\n", None),
+        ("def f(x):\n    try:\n        y = x + 1\n    except E:\n        x = brk(x)\n    return x\n", None),
+        ("def f(x, flag):\n    for i in range(2):\n        if flag:\n            x = brk(x)\n    return x\n", None),
+        ("def f(x, flag):\n    for i in range(2):\n        x = flag and brk(x)\n    return x\n", None),
+        ("def f(x):\n    for i in range(2):\n        if brk(x):\n            pass\n    return x\n", 0),
+    ],
+    ids=["loop", "loop after a resumed break", "try", "nested try", "resumed", "finally", "except", "if arm", "and operand", "if test"],
+)
+def test_eager_after(body: str, expected: int | None) -> None:
+    assert _eager(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("parts", Iterates.LIST),
+        ("pair", None),
+        ("order", Iterates.LIST),
+        ("[x, x]", None),  # a list display in a `for` is a tuple to CPython
+        ("[*parts]", Iterates.LIST),
+        ("(x, x)", None),
+        ("range(2)", None),
+        ("x", None),
+        ("x.shape", None),
+        ("'ab'", Iterates.LIST),
+        ("{1, 2}", Iterates.OTHER),
+        ("feats", Iterates.OTHER),
+        ("feats.items()", Iterates.OTHER),
+        ("zip(parts, parts)", Iterates.OTHER),
+        ("enumerate(pair)", Iterates.OTHER),
+        ("sorted(parts)", Iterates.LIST),
+        ("iter(parts)", Iterates.LIST),
+        ("iter(pair)", None),
+        ("self.layers", Iterates.OTHER),
+        ("self.names", Iterates.LIST),
+        ("self.pair", None),
+        ("self.parameters()", Iterates.OTHER),
+        ("unpacked", None),
+    ],
+)
+def test_iterates(expression: str, expected: Iterates | None) -> None:
+    source = HEADER + textwrap.dedent(f"""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(4, 4)])
+                self.names = ["a", "b"]
+                self.pair = ("a", "b")
+
+            def forward(self, x):
+                parts = [x, x + 1]
+                pair = (x, x + 1)
+                order = list(range(2))
+                feats = {{"a": x}}
+                unpacked, _ = parts
+                return [t for t in {expression}]
+        """)
+    index = build_index(ast.parse(source), find_compile_calls=False)
+    forward = index.classes["Net"].methods["forward"]
+    returned = forward.node.body[-1]
+    assert isinstance(returned, ast.Return) and isinstance(returned.value, ast.ListComp)
+    assert iterates(returned.value.generators[0].iter, forward, index.qualname) == expected
+
+
+def _codes(body: str) -> list[tuple[int, str]]:
+    source = HEADER + textwrap.dedent(body)
+    offset = HEADER.count("\n")
+    return sorted((f.line - offset, f.code) for f in lint_source(source, "m.py").findings)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 inlines comprehensions (PEP 709)")
+def test_comprehension_touching_tensors_after_a_loop_break() -> None:
+    assert _codes("""\
+        class Net(nn.Module):
+            def forward(self, x):
+                parts = [x, x + 1]
+                for _ in range(2):
+                    x = brk(x)
+                a = [torch.relu(t) for t in parts]
+                b = [t * 2 for t in parts]
+                c = [t + x for t in parts]
+                return a, b, c
+        """) == [(-2, "CL105"), (6, "CL123"), (8, "CL123")]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 inlines comprehensions (PEP 709)")
+def test_comprehension_after_a_conditional_break_is_not_claimed() -> None:
+    assert _codes("""\
+        class Net(nn.Module):
+            def forward(self, x, verbose: bool = False):
+                parts = [x, x + 1]
+                for _ in range(2):
+                    if verbose:
+                        x = brk(x)
+                return [torch.relu(t) for t in parts]
+        """) == [(-2, "CL105")]
+
+
+def test_breaking_method_of_a_new_object() -> None:
+    assert _codes("""\
+        class Solver:
+            def __init__(self, y0):
+                self.y0 = y0
+
+            def integrate(self, t):
+                return brk(t) * self.y0
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                solver = Solver(x + 1)
+                a = Solver.integrate(solver, x)
+                for _ in range(2):
+                    x = solver.integrate(x)
+                return a + x
+        """) == [(-2, "CL105")]  # through the class, or in a loop: no GB0092
