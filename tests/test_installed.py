@@ -321,7 +321,9 @@ def test_a_function_returning_a_class_of_its_own_file(tmp_path: Path) -> None:
         "def integrate_adjoint(f, y, t, method='adaptive'):\n    return integrate(f, y, t, method)\n"
     )
     user = "import torch\nimport odes\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return odes.integrate(None, x, t)\n"
-    assert _reached(user, site) == [("odes/api.py", 6, "CL105")]
+    # the stepper is built in compiled code and its breaking method is called on it: Dynamo
+    # cannot rebuild the bound method at that break (GB0092, measured on torch 2.13)
+    assert _reached(user, site) == [("odes/api.py", 6, "CL105"), ("odes/api.py", 12, "CL124")]
 
 
 # torchsde's shape: the API builds a noise source and a solver, passes the source to the
