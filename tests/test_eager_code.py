@@ -64,6 +64,8 @@ def test_eager_after(body: str, expected: int | None) -> None:
         ("zip(parts, parts)", Iterates.OTHER),
         ("enumerate(pair)", Iterates.OTHER),
         ("sorted(parts)", Iterates.LIST),
+        ("filter(callable, parts)", Iterates.LIST),  # stepped when the comprehension breaks inside
+        ("map(torch.relu, parts)", Iterates.OTHER),
         ("iter(parts)", Iterates.LIST),
         ("iter(pair)", None),
         ("self.layers", Iterates.OTHER),

@@ -19,7 +19,8 @@ iterable below, in a comprehension that names ``torch`` or closes over a tensor:
   and list displays in the ``for`` (CPython turns ``[a, b]`` there into a tuple);
 - when the comprehension itself breaks in a traced frame, Dynamo calls it with an
   iterator it rebuilt: lists and strings come back as tuples (no GB4347), the rest as
-  above (GB4347, and GB0092 "Reconstruction failure" for dicts, sets and ``ModuleList``).
+  above (GB4347, and GB0092 "Reconstruction failure" for dicts, sets and ``ModuleList``);
+  ``filter``, like ``reversed``, comes back steppable.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ class Iterates(enum.Enum):
     OTHER = "an iterator"  # fails whenever the comprehension is a frame of its own
 
 
-ALWAYS_BUILTINS = frozenset({"zip", "enumerate", "map", "filter", "set", "frozenset", "dict"})
-LIST_BUILTINS = frozenset({"list", "sorted", "reversed"})
+ALWAYS_BUILTINS = frozenset({"zip", "enumerate", "map", "set", "frozenset", "dict"})
+# ``filter`` too: Dynamo steps it when the comprehension breaks inside (measured)
+LIST_BUILTINS = frozenset({"list", "sorted", "reversed", "filter"})
 VIEW_METHODS = frozenset({"items", "keys", "values"})
 MODULE_GENERATORS = frozenset(
     {"parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules"}
