@@ -35,7 +35,8 @@ class ComprehensionOwnFrame(Rule):
     Flags a list, set or dict comprehension that reads `torch` (or closes over a tensor or
     module) and iterates a list, dict, set, string, `zip`/`enumerate`/`map`, a module
     container or `.parameters()`, when Python runs it as a frame of its own: in code after
-    a graph break in a loop or in a `try` body of the same function, or, for iterators
+    a graph break in a loop, a `try` body or a `with` block of your own context manager in
+    the same function, or, for iterators
     other than lists and strings, when the comprehension itself breaks the graph.
 
     ## Why is this bad?
@@ -104,9 +105,9 @@ class ComprehensionOwnFrame(Rule):
                 continue
             own = points.get(state.info.qualname, [])
             parents = analysis.parents_of(state.info.node)
-            eager = eager_after(state.info.node, own, parents)
+            eager = eager_after(state.info.node, own, parents, analysis.index)
             if eager is not None and candidate.node.lineno > eager:
-                why = "Dynamo runs this code in Python after a graph break it cannot resume from (in a loop or a `try`)"
+                why = "Dynamo runs this code in Python after a graph break it cannot resume from (in a loop, a `try` or a `with`)"
             elif candidate.iterates is Iterates.OTHER and _breaks_inside(candidate.node, own, state.info.node, parents):
                 why = "this comprehension breaks the graph, so Dynamo calls it as a frame of its own"
             else:

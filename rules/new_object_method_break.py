@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilelint.analysis.eager_code import break_points, happens_with_its_block
-from compilelint.analysis.module_index import ClassInfo
+from compilelint.analysis.module_index import ClassInfo, ModuleIndex
 from compilelint.analysis.new_objects import (
     built_instance,
     enclosing_statement,
@@ -129,15 +129,17 @@ class NewObjectMethodBreak(Rule):
                 continue
             function, own = state.info.node, points.get(state.info.qualname, [])
             parents = analysis.parents_of(function)
-            finding = self._judge(candidate, own, function, parents)
+            finding = self._judge(candidate, own, function, parents, analysis.index)
             line = getattr(finding.node, "lineno", 0) if finding else 0
             if finding is not None and (state.info.qualname not in first or line < first[state.info.qualname][0]):
                 first[state.info.qualname] = (line, finding)
         return [finding for _, finding in first.values()]
 
-    def _judge(self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> RawFinding | None:
+    def _judge(
+        self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex
+    ) -> RawFinding | None:
         if not candidate.holder:
-            if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents):
+            if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents, index):
                 func = candidate.node.func
                 assert isinstance(func, ast.Attribute)
                 what = f"the bound method `{candidate.name}.{func.attr}` waits on the stack"
@@ -145,7 +147,7 @@ class NewObjectMethodBreak(Rule):
             return None
         later = sorted((p for p in points if getattr(p, "lineno", 0) > (candidate.built.end_lineno or 0)), key=lambda p: getattr(p, "lineno", 0))
         for point in later:
-            if happens_with_its_block(point, function, parents) and resumes_at(point, candidate.built, points, function, parents):
+            if happens_with_its_block(point, function, parents) and resumes_at(point, candidate.built, points, function, parents, index):
                 if live_at(candidate.name, point, function):
                     what = f"`{candidate.name}` is live and holds bound methods of itself"
                     return self._finding(candidate, point, enclosing_statement(point, parents), what)

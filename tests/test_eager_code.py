@@ -133,6 +133,36 @@ def test_comprehension_after_a_conditional_break_is_not_claimed() -> None:
         """) == [(-2, "CL105")]
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 inlines comprehensions (PEP 709)")
+def test_comprehension_after_a_break_under_a_context_manager_of_ones_own() -> None:
+    # measured on torch 2.13: GB0066 and GB0124 at the break, GB4347 at the comprehension;
+    # under `torch.no_grad()` Dynamo resumes after the break (no GB4347)
+    assert _codes("""\
+        class Timing:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                parts = [x, x + 1]
+                with Timing():
+                    x = brk(x)
+                return [torch.relu(t) for t in parts]
+
+
+        class Resumed(nn.Module):
+            def forward(self, x):
+                parts = [x, x + 1]
+                with torch.no_grad():
+                    x = brk(x)
+                return [torch.relu(t) for t in parts]
+        """) == [(-2, "CL105"), (14, "CL123")]
+
+
 def test_breaking_method_of_a_new_object() -> None:
     assert _codes("""\
         class Solver:

@@ -16,9 +16,11 @@ Dynamo give up on the rest of a frame:
   skipped whole ("Failed to handle graph break gracefully"); that depends on what ran
   before, so only the code from the ``try`` statement on is counted here.
 
-A break in an ``except`` handler does the same, but only when the exception is raised;
-a break in a ``finally`` block or in a ``with torch.no_grad():`` block resumes as usual
-(both measured). A break counts only when it happens whenever its loop or ``try`` runs:
+A break inside a ``with`` block of a context manager of the user's own (a class with
+``__enter__``, a ``contextlib.contextmanager`` function) does the same (GB0066 "Graph break
+under GenericContextWrappingVariable", then the rest in Python). A break in an ``except``
+handler does the same, but only when the exception is raised; a break in a ``finally``
+block or in a ``with torch.no_grad():`` block resumes as usual (all measured). A break counts only when it happens whenever its loop or ``try`` runs:
 not in the arm of an ``if``, a conditional expression or a later operand of ``and``/``or``.
 """
 
@@ -29,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.frames import breaking_functions, skipped_after
-from compilelint.analysis.module_index import FunctionInfo
+from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
 from compilelint.findings import Mode
 
 if TYPE_CHECKING:
@@ -59,27 +61,47 @@ def break_points(
     return breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
 
 
-def eager_after(function: ast.AST, points: Sequence[ast.AST], parents: dict[int, ast.AST]) -> int | None:
+def eager_after(
+    function: ast.AST, points: Sequence[ast.AST], parents: dict[int, ast.AST], index: ModuleIndex | None = None
+) -> int | None:
     """The line after which ``function`` runs in Python with Dynamo's hook on (0: all of
-    it), or None when no sure break in a loop or ``try`` body makes Dynamo give up."""
+    it), or None when no sure break in a loop, a ``try`` body or a ``with`` block of a
+    context manager of ``index``'s file makes Dynamo give up."""
     sure = [point for point in points if happens_with_its_block(point, function, parents)]
-    lines = [line for line in (skipped_after(function, sure), _try_line(sure, function, parents)) if line is not None]
+    lines = [line for line in (skipped_after(function, sure), _unresumable_line(sure, function, parents, index)) if line is not None]
     return min(lines, default=None)
 
 
-def _try_line(points: Sequence[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> int | None:
-    """The line before the outermost ``try`` whose body holds one of ``points``."""
+def _unresumable_line(points: Sequence[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex | None) -> int | None:
+    """The line before the outermost ``try``, or ``with`` of a user's context manager,
+    whose body holds one of ``points``."""
     lines = []
     for point in points:
-        outermost = None
+        outermost: ast.stmt | None = None
         child, parent = point, parents.get(id(point))
         while parent is not None and parent is not function:
             if isinstance(parent, ast.Try) and any(child is stmt for stmt in parent.body):
                 outermost = parent
+            elif isinstance(parent, ast.With) and index is not None and any(child is stmt for stmt in parent.body):
+                if any(users_context_manager(item.context_expr, index) for item in parent.items):
+                    outermost = parent
             child, parent = parent, parents.get(id(parent))
         if outermost is not None:
             lines.append(outermost.lineno - 1)
     return min(lines, default=None)
+
+
+def users_context_manager(expr: ast.expr, index: ModuleIndex) -> bool:
+    """``Ctx(...)`` of a class of this file with ``__enter__``, or ``cm(...)`` of a function
+    of this file decorated with ``contextlib.contextmanager``."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+        return False
+    name = expr.func.id
+    cls = index.classes.get(name)
+    if cls is not None:
+        return cls.find_method("__enter__") is not None
+    function = index.functions.get(name)
+    return function is not None and any(d.endswith("contextmanager") for d in index.decorator_names(function.node))
 
 
 def happens_with_its_block(point: ast.AST, function: ast.AST, parents: dict[int, ast.AST]) -> bool:

@@ -23,9 +23,9 @@ import ast
 from collections.abc import Callable
 
 from compilelint.analysis.comprehension_frames import COMPREHENSIONS, assigned_values
-from compilelint.analysis.eager_code import eager_after, happens_with_its_block, inside
+from compilelint.analysis.eager_code import eager_after, happens_with_its_block, inside, users_context_manager
 from compilelint.analysis.frames import LOOPS, own_nodes
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 
 def stores_bound_method(cls: ClassInfo) -> bool:
@@ -66,17 +66,22 @@ def sure_break_with_args(call: ast.Call, points: list[ast.AST], function: ast.AS
     )
 
 
-def resumes_at(node: ast.AST, built: ast.AST, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> bool:
+def resumes_at(
+    node: ast.AST, built: ast.AST, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex
+) -> bool:
     """Dynamo tries to resume after a break at ``node`` and so rebuilds what ``built`` made:
-    ``node`` is not in a loop, a comprehension or a ``try``, the frame is still compiled
-    there, and no break between ``built`` and ``node`` has rebuilt the object already."""
+    ``node`` is not in a loop, a comprehension, a ``try`` or a ``with`` of the user's own
+    context manager, the frame is still compiled there, and no break between ``built`` and
+    ``node`` has rebuilt the object already."""
     parent = parents.get(id(node))
     while parent is not None and parent is not function:
         if isinstance(parent, (*LOOPS, *COMPREHENSIONS, ast.Try, ast.ExceptHandler)):
             return False
+        if isinstance(parent, ast.With) and any(users_context_manager(item.context_expr, index) for item in parent.items):
+            return False
         parent = parents.get(id(parent))
     line = getattr(node, "lineno", 0)
-    eager = eager_after(function, points, parents)
+    eager = eager_after(function, points, parents, index)
     if eager is not None and line > eager:
         return False
     built_end = _last_line(built)
