@@ -71,7 +71,8 @@ def settings_fingerprint(settings: Settings) -> str:
 
 
 def entries_fingerprint(entries: Iterable[EntryPoint]) -> str:
-    parts = sorted(repr((e.name, [int(k) for k in e.positional], sorted((n, int(k)) for n, k in e.keywords.items()), e.chain))
+    parts = sorted(repr((e.name, [int(k) for k in e.positional], sorted((n, int(k)) for n, k in e.keywords.items()), e.chain,
+                         e.root, e.receivers, sorted(e.objects.items())))
                    for e in entries)  # fmt: skip
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -126,14 +127,14 @@ class ResultCache:
                 self._hashes[path] = None
         return self._hashes[path]
 
-    def key(self, path: str, settings: Settings, entries: Iterable[EntryPoint]) -> str | None:
+    def key(self, path: str, settings: Settings, entries: Iterable[EntryPoint], facts: str = "") -> str | None:
         content = self.content_hash(path)
         if content is None:
             return None
         fingerprint = self._settings.get(id(settings))
         if fingerprint is None:
             fingerprint = self._settings[id(settings)] = settings_fingerprint(settings)
-        parts = (self._code, fingerprint, os.path.abspath(path), content, entries_fingerprint(entries))
+        parts = (self._code, fingerprint, os.path.abspath(path), content, entries_fingerprint(entries), facts)
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def lookup(self, key: str | None) -> FileResult | None:

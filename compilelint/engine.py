@@ -410,11 +410,28 @@ def lint_file(
                        known_attributes=known_attributes)  # fmt: skip
 
 
-Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings]
+@dataclass(frozen=True)
+class CrossFileFacts:
+    """What other files of the run found that this file's analysis uses: what the functions
+    it calls return, and what instances attributes hold (``FileResult.returns/attributes``)."""
+
+    returns: tuple[tuple[str, KnownReturn], ...] = ()
+    attributes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def fingerprint(self) -> str:
+        return repr((self.returns, self.attributes)) if self.returns or self.attributes else ""
+
+
+NO_FACTS = CrossFileFacts()
+Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings, CrossFileFacts]
 
 
 def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
-    return [lint_file(path, settings, entries, module) for path, entries, module, settings in jobs]
+    return [
+        lint_file(path, settings, entries, module, known_returns=dict(facts.returns),
+                  known_attributes={(c, a): names for c, a, names in facts.attributes})  # fmt: skip
+        for path, entries, module, settings, facts in jobs
+    ]
 
 
 def _lint_job(job: Job) -> FileResult:
@@ -487,8 +504,10 @@ def _cross_file_rounds(
     paths: list[str], settings_of: dict[str, Settings], modules: ModuleMap,
     run: Callable[[list[Job], Progress | None], list[FileResult]], progress: Progress | None,
 ) -> dict[str, FileResult]:  # fmt: skip
-    first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f]) for f in paths]
+    first: list[Job] = [(f, (), modules.by_path.get(f), settings_of[f], NO_FACTS) for f in paths]
     results = {r.path: r for r in run(first, progress)}
+    returns: dict[str, KnownReturn] = {}
+    attributes: dict[tuple[str, str], tuple[str, ...]] = {}
     entries: dict[str, dict[str, EntryPoint]] = {}
     following = [r for r in results.values() if settings_of[r.path].follow_imports != "none"]
     classes = ClassTable(record for result in following for record in result.classes)
@@ -496,14 +515,50 @@ def _cross_file_rounds(
     pending = [*results.values(), inherited]
     for _ in range(CROSS_FILE_ROUNDS):
         # follow-imports = "none": a file's calls lead nowhere, even into the run's files
-        changed = collect_entries([r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"],
-                                  modules, entries, classes)  # fmt: skip
+        following_now = [r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"]
+        changed = collect_entries(following_now, modules, entries, classes)
+        changed |= _callers_of_new_facts(following_now, results, returns, attributes)
         if not changed:
             break
-        jobs_ = [(p, tuple(entries[p].values()), modules.by_path.get(p), settings_of[p]) for p in sorted(changed)]
+        jobs_ = [(p, tuple(entries.get(p, {}).values()), modules.by_path.get(p), settings_of[p],
+                  _facts_for(results[p], returns, attributes)) for p in sorted(changed)]  # fmt: skip
         pending = run(jobs_, None)
         results.update((r.path, r) for r in pending)
     return results
+
+
+def _callers_of_new_facts(
+    fresh: Iterable[FileResult], results: dict[str, FileResult],
+    returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]],
+) -> set[str]:  # fmt: skip
+    """Record what the fresh results found functions to return and attributes to hold; the
+    files to analyse again with it: callers of a function whose return changed, and, when
+    an attribute holds new instances, every file with compiled code (any may use it)."""
+    changed_returns: set[str] = set()
+    new_attributes = False
+    for result in fresh:
+        for name, known in result.returns:
+            if returns.get(name) != known:
+                returns[name] = known
+                changed_returns.add(name)
+        for owner, attr, names in result.attributes:
+            held = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
+            if held != attributes.get((owner, attr), ()):
+                attributes[(owner, attr)] = held
+                new_attributes = True
+    again = {path for path, result in results.items() if any(call.target in changed_returns for call in result.calls)}
+    if new_attributes:
+        again |= {path for path, result in results.items() if result.calls}
+    return again
+
+
+def _facts_for(result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]]) -> CrossFileFacts:
+    """The facts a file's analysis can use: the returns of what it calls, every attribute."""
+    called = {call.target for call in result.calls}
+    return CrossFileFacts(
+        tuple(sorted((name, known) for name, known in returns.items() if name in called)),
+        tuple(sorted((owner, attr, names) for (owner, attr), names in attributes.items())),
+    )
 
 
 def _cached(jobs: list[Job], cache: ResultCache | None) -> tuple[dict[str, FileResult], list[Job], dict[str, str | None]]:
@@ -514,8 +569,8 @@ def _cached(jobs: list[Job], cache: ResultCache | None) -> tuple[dict[str, FileR
     todo: list[Job] = []
     keys: dict[str, str | None] = {}
     for job in jobs:
-        path, entries, _, settings = job
-        keys[path] = key = cache.key(path, settings, entries)
+        path, entries, _, settings, facts = job
+        keys[path] = key = cache.key(path, settings, entries, facts.fingerprint())
         hit = cache.lookup(key)
         if hit is None:
             todo.append(job)

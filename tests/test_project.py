@@ -210,3 +210,50 @@ def test_an_override_runs_in_the_forward_a_subclass_inherits(tmp_path: Path) -> 
         (Path(f.path).name, f.line, f.code) for r in lint_paths([str(tmp_path / "aug")]) for f in r.findings
     )
     assert found == [("local.py", 10, "CL103"), ("steps.py", 3, "CL105")]
+
+
+def _found(tmp_path: Path, jobs: int = 1) -> set[tuple[str, int, str]]:
+    return {
+        (Path(r.path).relative_to(tmp_path).as_posix(), f.line, f.code)
+        for r in lint_paths([str(tmp_path)], jobs=jobs)
+        for f in r.findings
+    }
+
+
+def test_what_a_helper_in_another_file_returns_reaches_its_caller(tmp_path: Path) -> None:
+    # the mask comes back from utils.py: the model's `if mask.any()` tests tensor data
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "import torch\ndef make_mask(x):\n    return x > 0\n",
+        "pkg/model.py": (
+            "import torch\nfrom torch import nn\nfrom .utils import make_mask\n"
+            "class Net(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        mask = make_mask(x)\n"
+            "        if mask.any():\n"
+            "            x = x * 2\n"
+            "        return x\n"
+        ),
+    })  # fmt: skip
+    assert ("pkg/model.py", 7, "CL103") in _found(tmp_path)
+
+
+def test_an_instance_stored_in_another_file_is_followed_in_the_run(tmp_path: Path) -> None:
+    # model.py builds a Sampler and hands it to Runner (runner.py), which stores and calls it
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/sampler.py": "import torch\nclass Sampler:\n    def __call__(self, t):\n        return float(t)\n",
+        "pkg/runner.py": (
+            "class Runner:\n"
+            "    def __init__(self, sampler):\n        self.sampler = sampler\n"
+            "    def run(self, t):\n        return self.sampler(t)\n"
+        ),
+        "pkg/model.py": (
+            "import torch\nfrom torch import nn\nfrom .runner import Runner\nfrom .sampler import Sampler\n"
+            "class Net(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        runner = Runner(Sampler())\n"
+            "        return x * runner.run(x.sum())\n"
+        ),
+    })  # fmt: skip
+    assert ("pkg/sampler.py", 4, "CL105") in _found(tmp_path)
