@@ -517,7 +517,7 @@ def _cross_file_rounds(
         # follow-imports = "none": a file's calls lead nowhere, even into the run's files
         following_now = [r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"]
         changed = collect_entries(following_now, modules, entries, classes)
-        changed |= _callers_of_new_facts(following_now, results, returns, attributes)
+        changed |= _callers_of_new_facts(following_now, results, returns, attributes, modules, entries)
         if not changed:
             break
         jobs_ = [(p, tuple(entries.get(p, {}).values()), modules.by_path.get(p), settings_of[p],
@@ -530,26 +530,39 @@ def _cross_file_rounds(
 def _callers_of_new_facts(
     fresh: Iterable[FileResult], results: dict[str, FileResult],
     returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]],
+    modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]],
 ) -> set[str]:  # fmt: skip
     """Record what the fresh results found functions to return and attributes to hold; the
-    files to analyse again with it: callers of a function whose return changed, and, when
-    an attribute holds new instances, every file with compiled code (any may use it)."""
+    files to analyse again with it: callers of a function whose return changed, and, where
+    an attribute of a class holds new instances, the files that analyse that class's
+    methods (its own, and those whose entries run inherited methods for it)."""
     changed_returns: set[str] = set()
-    new_attributes = False
+    owners: set[str] = set()
     for result in fresh:
         for name, known in result.returns:
             if returns.get(name) != known:
+                if name in returns or _informative(known):  # a first UNKNOWN tells a caller nothing new
+                    changed_returns.add(name)
                 returns[name] = known
-                changed_returns.add(name)
         for owner, attr, names in result.attributes:
             held = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
             if held != attributes.get((owner, attr), ()):
                 attributes[(owner, attr)] = held
-                new_attributes = True
+                owners.add(owner)
     again = {path for path, result in results.items() if any(call.target in changed_returns for call in result.calls)}
-    if new_attributes:
-        again |= {path for path, result in results.items() if result.calls}
+    for path in results:
+        module = modules.by_path.get(path)
+        defines = module is not None and any(o.rpartition(".")[0] == module for o in owners)
+        if defines or any(owners.intersection(e.receivers) for e in entries.get(path, {}).values()):
+            again.add(path)
     return again
+
+
+def _informative(known: KnownReturn) -> bool:
+    """Whether a caller could analyse differently knowing this return."""
+    plain = Kind.UNKNOWN | Kind.STATIC
+    elements = known.elements or ()
+    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes)
 
 
 def _facts_for(result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]]) -> CrossFileFacts:
