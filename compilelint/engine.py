@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from compilelint.analysis.breaking import always_breaking
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
 from compilelint.analysis.regions import RegionAnalysis
@@ -222,7 +223,7 @@ def _passed_on_return(targets: Sequence[str], known: Mapping[str, KnownReturn], 
     kind = Kind.NONE
     for known_return in returns:
         kind |= known_return.kind
-    return KnownReturn(kind)
+    return KnownReturn(kind, breaks=all(known_return.breaks for known_return in returns))
 
 
 def _class_records(index: ModuleIndex, caller: _CallerModule) -> list[ClassRecord]:
@@ -292,16 +293,6 @@ def _analyse(
     for entry in entries:
         analysis.add_entry(entry)
     analysis.run(roots=roots)
-    if returns_out is not None and caller is not None and caller.module:
-        for name, state in analysis.entry_states.items():
-            if state.returns != Kind.NONE:
-                elements = tuple(state.return_elements) if state.return_elements is not None else None
-                classes = _absolute_names(state.returned_classes, caller)
-                returns_out[f"{caller.module}.{name}"] = KnownReturn(state.returns, elements, classes)
-        for name, targets in analysis.passed_on.items():
-            passed = _passed_on_return(targets, known_returns or {}, caller)
-            if passed is not None:
-                returns_out[f"{caller.module}.{name}"] = passed
     if attributes_out is not None and caller is not None:
         for (owner, attr), names in analysis.attribute_objects.items():
             absolute = _absolute_names([owner], caller)
@@ -328,8 +319,32 @@ def _analyse(
     for rule in rules:
         if rule.derived_from_breaks:
             raw.extend(rule.derive(tuple(raw), analysis))
+    if returns_out is not None and caller is not None and caller.module:
+        returns_out.update(_entry_returns(analysis, raw, known_returns or {}, caller))
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
     return raw, dispatcher.failures, analysis.external_calls()
+
+
+def _entry_returns(
+    analysis: RegionAnalysis, raw: list[RawFinding], known_returns: Mapping[str, KnownReturn], caller: _CallerModule
+) -> dict[str, KnownReturn]:
+    """What each entry function returns, and whether it always breaks the graph, for the
+    files that call it; a name this file passes on, what its targets do."""
+    always = always_breaking(raw, analysis)
+    module = caller.module
+    found: dict[str, KnownReturn] = {}
+    for name, state in analysis.entry_states.items():
+        breaks = state.info.qualname in always
+        if state.returns != Kind.NONE or breaks:
+            elements = tuple(state.return_elements) if state.return_elements is not None else None
+            kind = state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
+            classes = _absolute_names(state.returned_classes, caller)
+            found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks)
+    for name, targets in analysis.passed_on.items():
+        passed = _passed_on_return(targets, known_returns, caller)
+        if passed is not None:
+            found[f"{module}.{name}"] = passed
+    return found
 
 
 def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:

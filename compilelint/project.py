@@ -45,6 +45,9 @@ class KnownReturn:
     # absolute names of the classes or functions it returns (``return Euler``): a call of
     # the result constructs one of them (``solver = methods.select(m)(f)``)
     classes: tuple[str, ...] = ()
+    # it breaks the graph whenever it runs (compilelint.analysis.breaking): a method call
+    # on an object the caller built then fails to split the caller's graph (CL124)
+    breaks: bool = False
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilelint.analysis.eager_code import break_points, happens_with_its_block
-from compilelint.analysis.module_index import ClassInfo, ModuleIndex
+from compilelint.analysis.module_index import ModuleIndex
 from compilelint.analysis.new_objects import (
     built_instance,
     enclosing_statement,
@@ -28,7 +28,7 @@ class _Candidate:
     node: ast.Call  # the method call, or the construction of an object holding bound methods
     built: ast.Call
     name: str  # the local holding the object
-    cls: ClassInfo
+    class_name: str
     statement: ast.stmt | None
     region: tuple[str, ...]
     holder: bool  # True: the object holds bound methods of itself; any break while live
@@ -44,7 +44,9 @@ class NewObjectMethodBreak(Rule):
     ## What it does
     Flags `obj.method(...)` where `obj` is an instance of a class of this file, built in the
     same compiled function (`solver = Solver(...)`, `SOLVERS[name](...)`), when the method
-    breaks the graph whenever it runs, or one of the call's arguments does; and a graph
+    breaks the graph whenever it runs, or one of the call's arguments does; the same for a
+    class imported from another file of the package that `follow-imports` analyses, when
+    that file's analysis finds the method always breaks (torchdiffeq's `odeint`); and a graph
     break while such an object is live when its class stores a bound method of itself in an
     attribute (`self.f = self._default`).
 
@@ -112,7 +114,7 @@ class NewObjectMethodBreak(Rule):
         assert isinstance(node, ast.Call)
         if ctx.function is None or ctx.analysis is None:
             return
-        found = _method_call(node, ctx) or _holder(node, ctx)
+        found = _method_call(node, ctx) or _imported_method_call(node, ctx) or _holder(node, ctx)
         if found is not None:
             _CANDIDATES.setdefault(ctx.analysis, []).append(found)
 
@@ -159,7 +161,7 @@ class NewObjectMethodBreak(Rule):
             code=self.code,
             name=self.name,
             message=(
-                f"this graph break comes while {what} (`{candidate.name}` is a `{candidate.cls.name}` built in "
+                f"this graph break comes while {what} (`{candidate.name}` is a `{candidate.class_name}` built in "
                 f"compiled code, line {candidate.built.lineno}): Dynamo cannot rebuild it for the code after the break "
                 "(GB0092) and runs the rest of the function in Python; build the object outside compiled code, "
                 "call methods through the class, or remove the break"
@@ -184,7 +186,19 @@ def _method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     built = built_instance(func.value.id, ctx.function, ctx.callee)
     if built is None or built[0].lineno >= node.lineno:
         return None
-    return _Candidate(node, built[0], func.value.id, built[1], ctx.statement, ctx.region, holder=False)
+    return _Candidate(node, built[0], func.value.id, built[1].name, ctx.statement, ctx.region, holder=False)
+
+
+def _imported_method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
+    """``solver.integrate(t)`` on ``solver = SOLVERS[m](f)`` of classes imported from other
+    files (a package's table, a factory's result): the method breaks whenever it runs when
+    those files' analysis says so (``KnownReturn.breaks``, a break point here)."""
+    site = ctx.evaluator.built_receivers.get(id(node)) if ctx.evaluator is not None else None
+    if site is None or not site.imported or ctx.callee(node) is not None or site.built.lineno >= node.lineno:
+        return None
+    assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+    names = " or ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in site.imported[:3]))
+    return _Candidate(node, site.built, node.func.value.id, names, ctx.statement, ctx.region, holder=False)
 
 
 def _holder(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
@@ -198,4 +212,4 @@ def _holder(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     built = built_instance(target.id, ctx.function, ctx.callee, allow_modules=True)
     if built is None or built[0] is not node or not stores_bound_method(built[1]):
         return None
-    return _Candidate(node, node, target.id, built[1], statement, ctx.region, holder=True)
+    return _Candidate(node, node, target.id, built[1].name, statement, ctx.region, holder=True)

@@ -248,7 +248,11 @@ def test_table_of_imported_classes_and_inherited_methods_are_followed(tmp_path: 
         "    def forward(self, x, t):\n"
         "        return odes.integrate(lambda s, y: y, x, t)\n"
     )
-    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+    # api.py builds the solver and calls its method, which breaks three files away: Dynamo
+    # cannot split integrate's graph at the call (measured on torch 2.13: GB0092 at api.py:6)
+    assert _reached(user, site) == [
+        ("odes/adaptive.py", 6, "CL103"), ("odes/api.py", 6, "CL124"), ("odes/fixed.py", 5, "CL105"),
+    ]  # fmt: skip
     result = lint_source(user, "model.py", _settings(site))
     [finding] = result.findings
     assert finding.to_json()["reached"][0] == {
@@ -284,7 +288,9 @@ def test_a_local_name_holding_either_package_function(tmp_path: Path) -> None:
     result = lint_source(user, "model.py", _settings(site))
     assert [(f.line, f.code) for f in result.findings] == [(9, "CL150")]
     assert "`solve()`" not in result.findings[0].message  # named after the function it runs
-    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+    assert _reached(user, site) == [
+        ("odes/adaptive.py", 6, "CL103"), ("odes/api.py", 6, "CL124"), ("odes/fixed.py", 5, "CL105"),
+    ]  # fmt: skip
 
 
 def test_a_function_returning_imported_classes_is_followed_to_their_methods(tmp_path: Path) -> None:
@@ -304,7 +310,10 @@ def test_a_function_returning_imported_classes_is_followed_to_their_methods(tmp_
         "def integrate_adjoint(f, y, t, method='adaptive'):\n    return integrate(f, y, t, method)\n"
     )
     user = "import torch\nimport odes\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return odes.integrate(None, x, t)\n"
-    assert _reached(user, site) == [("odes/adaptive.py", 6, "CL103"), ("odes/fixed.py", 5, "CL105")]
+    # and the solver built there has a breaking method (measured on torch 2.13: GB0092 at api.py:5)
+    assert _reached(user, site) == [
+        ("odes/adaptive.py", 6, "CL103"), ("odes/api.py", 5, "CL124"), ("odes/fixed.py", 5, "CL105"),
+    ]  # fmt: skip
 
 
 def test_a_function_returning_a_class_of_its_own_file(tmp_path: Path) -> None:
@@ -366,8 +375,11 @@ NOISE_PACKAGE = {
 def test_an_instance_passed_to_a_constructor_and_stored_is_followed_to_its_methods(tmp_path: Path) -> None:
     _write(tmp_path / "site", NOISE_PACKAGE)
     user = "import torch\nimport noisy\nclass Block(torch.nn.Module):\n    def forward(self, x, t):\n        return noisy.solve(None, x, t)\n"
-    # Source.__call__'s float(t) of a tensor, and Source.reset's print
-    assert _reached(user, tmp_path / "site") == [("noisy/source.py", 6, "CL105"), ("noisy/source.py", 8, "CL101")]
+    # Source.__call__'s float(t) of a tensor, and Source.reset's print; then GB0092 at
+    # solver.run(y, t), of the solver solve() built (measured on torch 2.13)
+    assert _reached(user, tmp_path / "site") == [
+        ("noisy/api.py", 10, "CL124"), ("noisy/source.py", 6, "CL105"), ("noisy/source.py", 8, "CL101"),
+    ]  # fmt: skip
 
 
 def test_an_attribute_holding_a_plain_value_calls_nothing(tmp_path: Path) -> None:

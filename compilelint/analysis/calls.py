@@ -29,6 +29,7 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     for keyword in node.keywords:
         evaluator.kind(keyword.value)
     targets = evaluator.sink.resolve(node, evaluator)
+    evaluator.note_method_call(node)
     if targets:
         if isinstance(node.func, ast.Attribute):
             evaluator.kind(node.func.value)

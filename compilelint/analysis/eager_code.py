@@ -30,6 +30,7 @@ import ast
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from compilelint.analysis.breaking import breaking_external_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
 from compilelint.findings import Mode
@@ -42,7 +43,8 @@ def break_points(
     breaks: Sequence[RawFinding], analysis: RegionAnalysis, ignored: Iterable[str] = ()
 ) -> dict[str, list[ast.AST]]:
     """Default-mode graph breaks per compiled function (qualname), and its calls of local
-    functions that break whenever they run (``frames.breaking_functions``). A callee counts
+    functions, or of other files' (``KnownReturn.breaks``), that break whenever they run
+    (``frames.breaking_functions``). A callee counts
     only when a break lies on every path through it: a data-dependent break behind
     ``if self.training:`` breaks in one mode only, and a claim built on it would be a guess."""
     skip = frozenset(ignored)
@@ -51,6 +53,8 @@ def break_points(
         if finding.code.startswith("CL1") and finding.code not in skip and Mode.DEFAULT in finding.breaks and finding.region:
             if not finding.only_when:
                 direct.setdefault(finding.region[-1], []).append(finding.node)
+    for caller, call in breaking_external_calls(analysis):  # KnownReturn.breaks of another file
+        direct.setdefault(caller, []).append(call)
     if not direct:
         return {}
     functions: list[FunctionInfo] = []

@@ -63,6 +63,18 @@ class Target:
     gives_result: bool = True  # False for a decorator's wrapper: the call's value is the function's
 
 
+@dataclass(frozen=True)
+class BuiltReceiverCall:
+    """``obj.method(...)`` where ``obj`` holds an object the same function built: a bound
+    method Dynamo cannot rebuild in bytecode if the graph breaks inside it (GB0092)."""
+
+    call: ast.Call
+    built: ast.Call  # the call that built the object
+    method: str
+    classes: tuple[ClassInfo, ...]  # the classes of this file it may be an instance of
+    imported: tuple[str, ...]  # the imported classes it may be an instance of
+
+
 class CallSink(Protocol):
     """Who learns about calls the evaluator resolves (the region builder)."""
 
@@ -117,6 +129,10 @@ class Evaluator:
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
         self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
         self.value_guards: dict[str, tuple[ast.expr, ...]] = {}
+        # local name -> the call in this function that built the object it holds; and the
+        # method calls on such objects (``solver = SOLVERS[m](f)``, then ``solver.integrate(t)``)
+        self.built_here: dict[str, ast.Call] = {}
+        self.built_receivers: dict[int, BuiltReceiverCall] = {}
 
     def qualname(self, node: ast.expr) -> str | None:
         root = node
@@ -157,6 +173,24 @@ class Evaluator:
         if not name or (not name.startswith(".") and name.split(".", 1)[0] in NOT_FOLLOWED_ROOTS):
             return None
         return name
+
+    def note_method_call(self, call: ast.Call) -> None:
+        """Remember ``name.method(...)`` when ``name`` holds an object this function built."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return
+        built = self.built_here.get(func.value.id)
+        if built is None:
+            return
+        name = func.value.id
+        local = self._local_class(built)
+        classes = self.instances.get(name) or ((local,) if local is not None else ())
+        self.built_receivers[id(call)] = BuiltReceiverCall(call, built, func.attr, classes, self.imported_instances.get(name, ()))
+
+    def _local_class(self, call: ast.Call) -> ClassInfo | None:
+        """The class of this file that ``call`` instantiates by name (``Gate()``)."""
+        name = self.qualname(call.func)
+        return self.index.classes.get(name) if name is not None else None
 
     def static_value(self, test: ast.expr) -> bool | None:
         known = self._tensor_is_none(test)
@@ -365,6 +399,11 @@ class Evaluator:
                 self.value_guards[target.id] = guards
             else:
                 self.value_guards.pop(target.id, None)
+            self.built_here.pop(target.id, None)
+            if isinstance(value, ast.Call) and (
+                id(value) in self.built or id(value) in self.imported_built or self._local_class(value) is not None
+            ):
+                self.built_here[target.id] = value
             if value is not None and id(value) in self.built:
                 self.instances[target.id] = self.built[id(value)]
             elif isinstance(value, ast.Subscript):  # layer = self.layers[i]

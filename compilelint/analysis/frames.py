@@ -54,6 +54,31 @@ def breaking_functions(
     warning behind a flag does not: the first trace takes the quiet path (measured).
     ``callers`` maps a function to the functions that call it (only they are walked);
     ``parents_of`` gives a function's parent map (the analysis caches them)."""
+    return _propagate(functions, direct, callees, callers, parents_of, data_breaks)[0]
+
+
+def always_breaking_functions(
+    functions: Iterable[FunctionInfo],
+    direct: Mapping[str, list[ast.AST]],
+    callees: Mapping[int, FunctionInfo],
+    callers: Mapping[str, list[FunctionInfo]],
+    parents_of: Callable[[FunctionNode], dict[int, ast.AST]] = parent_map,
+    data_breaks: frozenset[int] = frozenset(),
+) -> frozenset[str]:
+    """The functions (qualnames) that break the graph whenever they run, in the sense of
+    ``breaking_functions``: a break on every path, a value taken from tensor data, or a
+    call on every path of a function that always breaks."""
+    return frozenset(_propagate(functions, direct, callees, callers, parents_of, data_breaks)[1])
+
+
+def _propagate(
+    functions: Iterable[FunctionInfo],
+    direct: Mapping[str, list[ast.AST]],
+    callees: Mapping[int, FunctionInfo],
+    callers: Mapping[str, list[FunctionInfo]],
+    parents_of: Callable[[FunctionNode], dict[int, ast.AST]],
+    data_breaks: frozenset[int],
+) -> tuple[dict[str, list[ast.AST]], set[str]]:
     by_name = {info.qualname: info for info in functions}
     points = {name: list(nodes) for name, nodes in direct.items() if nodes}
     always = {
@@ -79,7 +104,7 @@ def breaking_functions(
             if caller.qualname not in always and any(_on_every_path(call, caller.node, parents_of) for call in new):
                 always.add(caller.qualname)
                 pending.append(caller.qualname)
-    return points
+    return points, always
 
 
 CONDITIONAL = (ast.If, ast.IfExp, ast.BoolOp, ast.Try, ast.While, ast.Match, ast.comprehension)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
-from compilelint.analysis.expressions import Env, Evaluator
+from compilelint.analysis.expressions import BuiltReceiverCall, Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data, join_passed
@@ -105,6 +105,8 @@ class RegionAnalysis:
         # ("@Owner" or an absolute receiver), and found in other files (absolute names)
         self.attribute_objects: dict[tuple[str, str], tuple[str, ...]] = {}
         self.known_attributes: Mapping[tuple[str, str], tuple[str, ...]] = {}
+        # id(call) -> method calls on objects the calling function built (Evaluator.built_receivers)
+        self.built_receiver_calls: dict[int, tuple[FunctionState, BuiltReceiverCall]] = {}
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
@@ -296,6 +298,8 @@ class RegionAnalysis:
             objects.set_name(evaluator, name, held)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
         returns = interpreter.run(state.info.node.body)
+        for site in evaluator.built_receivers.values():
+            self.built_receiver_calls[id(site.call)] = (state, site)
         # The latest pass ran on the latest argument kinds: it replaces what an earlier pass
         # found, so an UNKNOWN from before the callers settled does not hide a tensor.
         state.returns = returns
