@@ -257,3 +257,39 @@ def test_an_instance_stored_in_another_file_is_followed_in_the_run(tmp_path: Pat
         ),
     })  # fmt: skip
     assert ("pkg/sampler.py", 4, "CL105") in _found(tmp_path)
+
+
+GRAPHS = {
+    "graphs/__init__.py": "",
+    "graphs/sparse.py": (
+        "import torch\n"
+        "def is_sparse(adj):\n"
+        "    return adj.layout != torch.strided\n"
+        "def to_edge_index(adj):\n"
+        "    return adj.indices(), adj.values()\n"
+    ),
+    "graphs/loop.py": (
+        "from .sparse import is_sparse, to_edge_index\n"
+        "def remove_self_loops(edge_index):\n"
+        "    if is_sparse(edge_index):\n"
+        "        edge_index, _ = to_edge_index(edge_index)\n"
+        "    mask = edge_index[0] != edge_index[1]\n"
+        "    return edge_index[:, mask]\n"
+    ),
+    "graphs/conv.py": (
+        "import torch\nfrom .loop import remove_self_loops\n"
+        "class Conv(torch.nn.Module):\n"
+        "    def forward(self, x, edge_index: torch.Tensor):\n"
+        "        return x, remove_self_loops(edge_index)\n"
+    ),
+}
+
+
+def test_what_a_function_of_another_file_returns_is_known_to_its_callers(tmp_path: Path) -> None:
+    # remove_self_loops reassigns its tensor argument from to_edge_index(), analysed a
+    # round later in its own file: once its tuple of tensors is known, edge_index is a
+    # tensor on both paths and the mask indexing breaks (PyG's utils/loop.py:113, GB0036
+    # on torch 2.13, default mode)
+    _write(tmp_path, GRAPHS)
+    found = sorted((Path(f.path).name, f.line, f.code) for r in lint_paths([str(tmp_path / "graphs")]) for f in r.findings)
+    assert found == [("loop.py", 6, "CL106")]
