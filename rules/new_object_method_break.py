@@ -42,8 +42,9 @@ class NewObjectMethodBreak(Rule):
     """Checks for method calls that break the graph on objects built in compiled code.
 
     ## What it does
-    Flags `obj.method(...)` where `obj` is an instance of a class of this file, built in the
-    same compiled function (`solver = Solver(...)`, `SOLVERS[name](...)`), when the method
+    Flags `obj.method(...)` where `obj` is an instance of a class of this file (an
+    `nn.Module` too), built in the same compiled function (`solver = Solver(...)`,
+    `SOLVERS[name](...)`), when the method
     breaks the graph whenever it runs, or one of the call's arguments does; the same for a
     class imported from another file of the package that `follow-imports` analyses, when
     that file's analysis finds the method always breaks (torchdiffeq's `odeint`); and a graph
@@ -183,7 +184,7 @@ def _method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     method = ctx.callee(node)
     if method is None or method.owner is None or method.is_static or "classmethod" in set(ctx.index.decorator_names(method.node)):
         return None
-    built = built_instance(func.value.id, ctx.function, ctx.callee)
+    built = built_instance(func.value.id, ctx.function, ctx.callee, allow_modules=True)
     if built is None or built[0].lineno >= node.lineno:
         return None
     return _Candidate(node, built[0], func.value.id, built[1].name, ctx.statement, ctx.region, holder=False)

@@ -181,3 +181,39 @@ def test_breaking_method_of_a_new_object() -> None:
                     x = solver.integrate(x)
                 return a + x
         """) == [(-2, "CL105")]  # through the class, or in a loop: no GB0092
+
+
+def test_breaking_method_of_a_module_built_in_compiled_code() -> None:
+    # measured on torch 2.13: GB0092 at the call, as for a plain class
+    assert _codes("""\
+        class Stepper(nn.Module):
+            def __init__(self, y):
+                super().__init__()
+                self.y = y
+
+            def run(self, t):
+                return brk(t) * self.y
+
+
+        def integrate(x):
+            stepper = Stepper(x + 1)
+            return stepper.run(x) + 1
+
+
+        @torch.compile
+        def f(x):
+            return integrate(x)
+        """) == [(-2, "CL105"), (12, "CL124")]
+
+
+def test_breaking_argument_of_a_method_of_an_imported_class() -> None:
+    # measured on torch 2.13 (the class in a file of its own): GB0092 at the call
+    assert _codes("""\
+        from odes.solvers import Solver
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                solver = Solver(x + 1)
+                return solver.scale(brk(x))
+        """) == [(-2, "CL105"), (7, "CL124")]
