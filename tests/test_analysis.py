@@ -248,3 +248,38 @@ def test_a_tensor_every_caller_passes_is_never_none() -> None:
     assert [(f.line, f.code) for f in lint_source(alone, "m.py").findings] == [(5, "CL105"), (5, "CL105")]
     # Half passes no tb: the branch may run, and ta, tb may then be Python numbers
     assert lint_source(source, "m.py").findings == ()
+
+
+def test_starred_unpacking_of_a_shape_gives_sizes() -> None:
+    # st_moe's `*_, b, group_size, dim, top_n = *x.shape, self.top_n`: the names across
+    # from *x.shape are sizes, the names at the end take the values at the end
+    source = (
+        "import torch\n"
+        "class Gate(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        *_, b, n, heads = *x.shape, self.heads\n"
+        "        if n > 2:\n"
+        "            x = x * 2\n"
+        "        if heads > 2:\n"
+        "            x = x.float()\n"
+        "        return x\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(5, "CL201")]
+
+
+def test_the_smaller_of_two_sizes_is_a_size() -> None:
+    # min(n, m) of two sizes follows them; min(n, bound) is the bound once n is larger (a guard)
+    source = (
+        "import torch\n"
+        "class Gate(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        n = x.shape[0]\n"
+        "        if min(n, x.shape[1]) > 2:\n"
+        "            x = x * 2\n"
+        "        return x\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(5, "CL201")]

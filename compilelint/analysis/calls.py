@@ -136,7 +136,8 @@ def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Ki
         return Kind.STATIC
     if name in ("int", "float", "bool", "complex"):
         return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first)
-    if name == "min" and len(args) > 1 and any(K.is_shape(a) for a in args) and not any(a & (Kind.SHAPE | Kind.TENSOR | Kind.DATA_SCALAR) for a in args if not K.is_shape(a)):
+    bounds = [a for a in args if not K.is_shape(a)]
+    if name == "min" and len(args) > 1 and len(bounds) < len(args) and bounds and not any(a & (Kind.SHAPE | Kind.TENSOR | Kind.DATA_SCALAR) for a in bounds):
         # a size clamped by a bound (`min(x.shape[2], overlap)`): Dynamo guards `size >= bound`
         # and the value is the bound from then on, the same for every larger size
         return Kind.STATIC if any(a & Kind.STATIC for a in args) else Kind.UNKNOWN

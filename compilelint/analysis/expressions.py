@@ -423,7 +423,9 @@ class Evaluator:
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
             returned = self.tuple_kinds.get(id(value)) if value is not None else None
-            if values is not None and len(values) == len(target.elts):
+            if values is not None and _unpacking.bind_starred(self, target.elts, values, kind):
+                pass  # *_, b, n, d = *x.shape, x.dtype
+            elif values is not None and len(values) == len(target.elts):
                 for sub_target, sub_value in zip(target.elts, values):
                     self.bind(sub_target, self.cache.get(id(sub_value), kind), sub_value)
             elif returned is not None and len(returned) == len(target.elts):
@@ -494,6 +496,7 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
 
 from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
 from compilelint.analysis import objects as _objects  # noqa: E402
+from compilelint.analysis import unpacking as _unpacking  # noqa: E402
 
 # A kind with any of these may be something other than a tensor (None among them)
 NOT_SURELY_A_TENSOR = Kind.STATIC | Kind.UNKNOWN | Kind.SHAPE | Kind.MODULE | Kind.DATA_SCALAR | Kind.NUMPY | Kind.CONTAINER
