@@ -526,6 +526,32 @@ def test_a_return_through_a_reexport_reaches_its_callers(tmp_path: Path) -> None
     assert _norms_reached(tmp_path, files) == [("norms/core.py", 3, "CL105")]
 
 
+def test_a_constant_set_under_a_tensor_branch_leaves_the_tensor_on_the_other_path() -> None:
+    # torchdiffeq's step control: `if dt > max_step` breaks, and Dynamo resumes with
+    # `accept` the tensor unless that branch ran (measured on torch 2.13: GB0170 at
+    # `if accept:` with max_step=inf, none with max_step=0); a Python test keeps it quiet
+    user = (
+        "import torch\n"
+        "class Step(torch.nn.Module):\n"
+        "    def forward(self, x, dt):\n"
+        "        accept = x.abs().max() <= 1\n"
+        "        if dt > self.max_step:\n"
+        "            accept = False\n"
+        "        if accept:\n"
+        "            x = x * 2\n"
+        "        keep = x.abs().max() <= 1\n"
+        "        if self.training:\n"
+        "            keep = False\n"
+        "        if keep:\n"
+        "            return x\n"
+        "        return -x\n"
+    )
+    result = lint_source(user, "model.py", DEFAULT_SETTINGS)
+    assert [(f.line, f.code, f.only_when) for f in result.findings] == [
+        (5, "CL103", ()), (7, "CL103", ("not dt > self.max_step",)),
+    ]  # fmt: skip
+
+
 def test_a_value_that_calls_a_tensor_only_method_is_a_tensor(tmp_path: Path) -> None:
     # norm is a parameter (any callable); norm(y).abs() is a tensor: no number, array,
     # container or module has .abs()

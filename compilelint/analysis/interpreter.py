@@ -219,11 +219,12 @@ class FunctionInterpreter:
 
     def if_(self, stmt: ast.If) -> bool:
         static = self.ev.static_value(stmt.test)
-        self.ev.kind(stmt.test)
+        test = self.ev.kind(stmt.test)
         self._visit(stmt)
         if static is not None:
             return self.block(stmt.body if static else stmt.orelse)
         start = dict(self.env)
+        guards = dict(self.ev.value_guards)
         after_body = self._branch(stmt.body, start)
         after_else = self._branch(stmt.orelse, start)
         joined = self._join(after_body, after_else)
@@ -231,7 +232,31 @@ class FunctionInterpreter:
             self._replace_env(start)
             return True
         self._replace_env(joined)
+        if K.is_data(test) and after_body is not None and after_else is not None:
+            self._tensor_unless_taken(stmt.test, after_body, after_else, guards)
         return False
+
+    def _tensor_unless_taken(self, test: ast.expr, after_body: Env, after_else: Env, guards: dict[str, tuple[ast.expr, ...]]) -> None:
+        """``accept = ratio <= 1; if dt > max_step: accept = False``: the ``if`` on tensor
+        data breaks the graph, and Dynamo resumes with the value that path left, the tensor
+        whenever the test was false (measured on torch 2.13: torchdiffeq's ``if
+        accept_step:`` breaks again, GB0170). The name stays the tensor, held under that
+        condition, where the other path gives it a Python constant."""
+        for name, body_kind in after_body.items():
+            else_kind = after_else.get(name)
+            if else_kind is None or body_kind == else_kind:
+                continue
+            if K.is_data(body_kind) and else_kind == Kind.STATIC:
+                kind, held = body_kind, test
+            elif K.is_data(else_kind) and body_kind == Kind.STATIC:
+                kind, held = else_kind, ast.UnaryOp(op=ast.Not(), operand=test)
+            else:
+                continue
+            self.env[name] = kind
+            earlier = guards.get(name, ())
+            if all(ast.dump(guard) != ast.dump(held) for guard in earlier):  # a loop's second pass
+                earlier += (ast.copy_location(held, test),)
+            self.ev.value_guards[name] = earlier
 
     def _loop(self, run_once: Callable[[], None], orelse: list[ast.stmt]) -> bool:
         start = dict(self.env)
