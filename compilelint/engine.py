@@ -93,12 +93,13 @@ def lint_source(
     returns_out: dict[str, KnownReturn] = {}
     classes_out: list[ClassRecord] = []
     attributes_out: dict[tuple[str, str], tuple[str, ...]] = {}
+    decided_out: set[int] = set()
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
         return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
                         _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out,
-                        known_attributes or {}, attributes_out)  # fmt: skip
+                        known_attributes or {}, attributes_out, decided_out)  # fmt: skip
 
     try:
         try:
@@ -117,7 +118,8 @@ def lint_source(
     depends_on = tuple(sorted(packages.depends_on)) if packages is not None else ()
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
                       returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out),
-                      attributes=tuple(sorted((c, a, o) for (c, a), o in attributes_out.items())))  # fmt: skip
+                      attributes=tuple(sorted((c, a, o) for (c, a), o in attributes_out.items())),
+                      decided_ifs=tuple(sorted(decided_out)))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -276,6 +278,7 @@ def _analyse(
     classes_out: list[ClassRecord] | None = None,
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
     attributes_out: dict[tuple[str, str], tuple[str, ...]] | None = None,
+    decided_out: set[int] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
@@ -309,6 +312,8 @@ def _analyse(
             if not isolate:
                 raise
             dispatcher.failures.append(RegionStopped(state.info, "nesting too deep"))
+    if decided_out is not None:
+        decided_out |= analysis.decided_ifs
     module_rules = [r for r in rules if r.scope == "module"]
     if module_rules:
         module_ctx = RuleContext(index=index, analysis=analysis, sink=raw.append, packages=packages)

@@ -142,3 +142,6 @@ class FileResult:
     # (absolute class name, attribute, absolute class names): what instances an attribute
     # of that class was found to hold (compilelint.analysis.objects)
     attributes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # lines of `if` statements whose test the analysis decided (`if bm is None:` with a None
+    # default no call replaces): what they hold is not on a side path
+    decided_ifs: tuple[int, ...] = ()

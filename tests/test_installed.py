@@ -395,6 +395,32 @@ def test_an_attribute_holding_a_plain_value_calls_nothing(tmp_path: Path) -> Non
     assert _reached(user, tmp_path / "site") == []
 
 
+SEEDED_PACKAGE = {
+    "seeded-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: seeded\nVersion: 0.1\n",
+    "seeded/__init__.py": "from .api import noisy, noisy_seeded\n",
+    "seeded/api.py": (
+        "import numpy as np\nimport torch\n"
+        "def _noise(x, seed=None):\n"
+        "    if seed is None:\n"
+        "        seed = np.random.randint(0, 2 ** 31 - 1)\n"
+        "    return x * (seed % 7)\n"
+        "def noisy(x):\n    return _noise(x)\n"
+        "def noisy_seeded(x, seed):\n    return _noise(x, seed)\n"
+    ),
+}
+
+
+def test_a_none_default_no_call_replaces_decides_its_test(tmp_path: Path) -> None:
+    # torchsde's BrownianInterval(entropy=None): `if entropy is None:` always runs its body,
+    # so the NumPy draw there is no side path (GB0033 measured on torch 2.13); a caller that
+    # passes a seed leaves the test open, and the draw under it does not count
+    _write(tmp_path / "site", SEEDED_PACKAGE)
+    user = "import torch\nimport seeded\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return seeded.noisy(x)\n"
+    assert _reached(user, tmp_path / "site") == [("seeded/api.py", 5, "CL107")]
+    passing = user.replace("seeded.noisy(x)", "seeded.noisy_seeded(x, 3)")
+    assert _reached(passing, tmp_path / "site") == []
+
+
 def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:
     # def build(): import odes; class Block(nn.Module): ...; return Block()
     site = _solver_site(tmp_path)

@@ -125,6 +125,8 @@ class Evaluator:
         self.value_objects: dict[int, tuple[str, ...]] = {}
         self.tuple_objects: dict[int, list[tuple[str, ...]]] = {}
         self.module: str | None = None  # the module this file is, when known
+        self.none_names: set[str] = set()  # parameters that are None whenever this runs
+        self.decided_ifs: set[int] = set()  # lines of `if` statements whose test is known
         self.local_imports = ImportTable()
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
         self.guarded_values: dict[int, tuple[ast.expr, ...]] = {}
@@ -207,6 +209,8 @@ class Evaluator:
         name = left if isinstance(right, ast.Constant) and right.value is None else None
         if not isinstance(name, ast.Name) or name.id not in self.env:
             return None
+        if name.id in self.none_names:  # a None default no call replaces
+            return isinstance(test.ops[0], ast.Is)
         kind = self.env[name.id]
         if not kind & Kind.TENSOR or kind & NOT_SURELY_A_TENSOR:
             return None
@@ -383,6 +387,7 @@ class Evaluator:
     def bind(self, target: ast.expr, kind: Kind, value: ast.expr | None = None) -> None:
         """Assign ``kind`` to ``target``; tuples unpack element-wise when the value is a display."""
         if isinstance(target, ast.Name):
+            self.none_names.discard(target.id)
             flowing = _objects.of_value(self, value) if isinstance(value, (ast.Name, ast.Attribute, ast.IfExp, ast.BoolOp)) else ()
             if isinstance(value, ast.Call):
                 flowing = self.value_objects.get(id(value), ())

@@ -30,7 +30,7 @@ from compilelint.analysis.dispatch_targets import (
 from compilelint.analysis.expressions import Env, Evaluator, Target
 from compilelint.analysis.kinds import Kind, join_passed
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
-from compilelint.analysis.parameters import bind_arguments, parameter_names
+from compilelint.analysis.parameters import bind_arguments, parameter_names, passed_names
 from compilelint.project import ExternalCall, join_receivers
 
 if TYPE_CHECKING:
@@ -359,6 +359,7 @@ class FunctionScope:
                 state.receivers = join_receivers(state.receivers, self.state.receivers)
                 analysis._enqueue(state)
         state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
+        state.passed[id(call)] = passed_names(callee.node, target.arguments or call, bound)
         # Each call site's latest contribution replaces its earlier one, so kinds guessed
         # before a caller was analysed (a root's heuristics) do not stick.
         state.incoming[id(call)] = bind_arguments(callee.node, target.arguments or call, bound, evaluator.cache)

@@ -222,6 +222,7 @@ class FunctionInterpreter:
         test = self.ev.kind(stmt.test)
         self._visit(stmt)
         if static is not None:
+            self.ev.decided_ifs.add(stmt.lineno)
             return self.block(stmt.body if static else stmt.orelse)
         start = dict(self.env)
         guards = dict(self.ev.value_guards)

@@ -92,6 +92,27 @@ def _defaults(node: FunctionNode) -> dict[str, ast.expr]:
     return defaults
 
 
+def passed_names(node: FunctionNode, call: ast.Call, bound: bool) -> frozenset[str] | None:
+    """The parameters a call gives a value (None: it may give any, through ``*a``/``**k``)."""
+    positional = [a.arg for a in node.args.posonlyargs + node.args.args][1 if bound else 0 :]
+    names: set[str] = set()
+    for position, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            return None
+        if position < len(positional):
+            names.add(positional[position])
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None
+        names.add(keyword.arg)
+    return frozenset(names)
+
+
+def none_defaults(node: FunctionNode) -> frozenset[str]:
+    """The parameters whose default is ``None``."""
+    return frozenset(name for name, default in _defaults(node).items() if isinstance(default, ast.Constant) and default.value is None)
+
+
 def unbound_parameter_kind(node: FunctionNode, arg: ast.arg) -> Kind:
     """Kind of a parameter no call site gave a value for."""
     if arg is node.args.vararg or arg is node.args.kwarg:

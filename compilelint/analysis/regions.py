@@ -25,6 +25,7 @@ from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, li
 from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.project import EntryPoint, ExternalCall, KnownReturn, join_receivers
 from compilelint.analysis.parameters import (
+    none_defaults,
     all_parameters,
     annotation_kind,
     bind_arguments,
@@ -71,6 +72,9 @@ class FunctionState:
     # keywords an entry passed that only **kwargs receives: passed on by ``f(**kwargs)``
     forwarded_keywords: dict[str, Kind] = field(default_factory=dict)
     forwarded_objects: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # per call site (ENTRY for another file's calls), the parameters it gives a value;
+    # None where it may give any (``f(*args)``)
+    passed: dict[int, frozenset[str] | None] = field(default_factory=dict)
 
 
 NOT_FOLLOWED_BASES = ("torch.", "typing.", "abc.", "builtins.", "enum.", "collections.")
@@ -105,6 +109,7 @@ class RegionAnalysis:
         # ("@Owner" or an absolute receiver), and found in other files (absolute names)
         self.attribute_objects: dict[tuple[str, str], tuple[str, ...]] = {}
         self.known_attributes: Mapping[tuple[str, str], tuple[str, ...]] = {}
+        self.decided_ifs: set[int] = set()  # `if` lines the reporting pass found decided
         # id(call) -> method calls on objects the calling function built (Evaluator.built_receivers)
         self.built_receiver_calls: dict[int, tuple[FunctionState, BuiltReceiverCall]] = {}
 
@@ -131,6 +136,10 @@ class RegionAnalysis:
         state.incoming[ENTRY] = passed
         state.params.update(passed)
         state.params_from_calls = True
+        positional = [a.arg for a in info.node.args.posonlyargs + info.node.args.args][1 if skip_self else 0 :]
+        state.passed[ENTRY] = frozenset(positional[: len(entry.positional)]) | frozenset(entry.keywords) | frozenset(
+            k for k in entry.objects if not k.isdigit()
+        )
         state.incoming_objects[ENTRY] = objects.to_parameters(info.node, entry.objects, skip_self)
         state.param_objects = objects.merged(state.incoming_objects.values())
         extra = objects.extra_keywords(info.node, {**entry.keywords, **entry.objects})
@@ -294,10 +303,13 @@ class RegionAnalysis:
         evaluator = Evaluator(self.index, env, scope, cache)
         evaluator.locals.update(env)
         evaluator.module = self.module
+        evaluator.none_names = _surely_none(state)
         for name, held in state.param_objects.items():
             objects.set_name(evaluator, name, held)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
         returns = interpreter.run(state.info.node.body)
+        if visitor is not None:
+            self.decided_ifs |= evaluator.decided_ifs
         for site in evaluator.built_receivers.values():
             self.built_receiver_calls[id(site.call)] = (state, site)
         # The latest pass ran on the latest argument kinds: it replaces what an earlier pass
@@ -323,6 +335,17 @@ class RegionAnalysis:
 
     def callee(self, call: ast.Call) -> FunctionInfo | None:
         return self.resolved_calls.get(id(call))
+
+
+def _surely_none(state: FunctionState) -> set[str]:
+    """Parameters defaulting to None that no call gives a value: None whenever it runs. A
+    root's parameters are the caller's inputs, and a function nothing calls decides nothing."""
+    if state.root or not state.passed or any(names is None for names in state.passed.values()):
+        return set()
+    given: set[str] = set()
+    for names in state.passed.values():
+        given |= names or frozenset()
+    return set(none_defaults(state.info.node) - given)
 
 
 def _returned(state: FunctionState) -> tuple[object, ...]:

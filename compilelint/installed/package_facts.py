@@ -76,20 +76,21 @@ def _registered(tree: ast.Module, path: str) -> Iterator[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def conditional_lines(path: str) -> frozenset[int]:
+def conditional_lines(path: str, decided: frozenset[int] = frozenset()) -> frozenset[int]:
     """Lines of statements under an ``if``/``else``, an ``except`` or a loop's ``else``,
-    counted from the function that holds them."""
+    counted from the function that holds them; an ``if`` on a ``decided`` line (its test
+    known, so only its taken side runs) does not count."""
     try:
         with open(path, "rb") as handle:
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return frozenset()
     lines: set[int] = set()
-    _visit(tree, False, lines)
+    _visit(tree, False, lines, decided)
     return frozenset(lines)
 
 
-def _visit(node: ast.AST, conditional: bool, lines: set[int]) -> None:
+def _visit(node: ast.AST, conditional: bool, lines: set[int], decided: frozenset[int]) -> None:
     if conditional and isinstance(node, ast.stmt):
         lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     for field, value in ast.iter_fields(node):
@@ -97,12 +98,12 @@ def _visit(node: ast.AST, conditional: bool, lines: set[int]) -> None:
             if not isinstance(child, ast.AST):
                 continue
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                _visit(child, False, lines)
-            elif isinstance(node, ast.If) and field in ("body", "orelse"):
-                _visit(child, True, lines)
+                _visit(child, False, lines, decided)
+            elif isinstance(node, ast.If) and field in ("body", "orelse") and node.lineno not in decided:
+                _visit(child, True, lines, decided)
             elif isinstance(node, ast.ExceptHandler) and field == "body":
-                _visit(child, True, lines)
+                _visit(child, True, lines, decided)
             elif isinstance(node, (ast.For, ast.While)) and field == "orelse":
-                _visit(child, True, lines)
+                _visit(child, True, lines, decided)
             else:
-                _visit(child, conditional, lines)
+                _visit(child, conditional, lines, decided)

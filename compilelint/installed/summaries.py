@@ -139,7 +139,7 @@ class PackageFollower:
                 pending |= set(results)
             pending = {p for p in pending if p in results or len(results) < MAX_FILES}
         site_dir = os.path.dirname(package.root)
-        unique = {(s.path, s.line, s.code): s for s in (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f))}
+        unique = {(s.path, s.line, s.code): s for s in (_site(f, site_dir) for r in results.values() for f in r.findings if _counts(f, r.decided_ifs))}
         sites = sorted(unique.values(), key=lambda s: (s.path, s.line))  # one per line and rule: `a < 0 or b < 0`
         depends = {f"package:{package.root}"}
         for result in results.values():
@@ -244,11 +244,12 @@ def _new_returns(results: Iterable[FileResult], returns: dict[str, KnownReturn])
     return changed
 
 
-def _counts(finding: Finding) -> bool:
-    """A graph break a call meets: not a diagnostic on a side path (``package_facts``)."""
+def _counts(finding: Finding, decided: tuple[int, ...] = ()) -> bool:
+    """A graph break a call meets: not a diagnostic on a side path (``package_facts``);
+    an ``if`` the analysis decided is no side path."""
     if not finding.breaks or not finding.code.startswith("CL1"):
         return False
-    return finding.code not in DIAGNOSTIC_CODES or finding.line not in conditional_lines(finding.path)
+    return finding.code not in DIAGNOSTIC_CODES or finding.line not in conditional_lines(finding.path, frozenset(decided))
 
 
 def _site(finding: Finding, site_dir: str) -> InnerSite:
