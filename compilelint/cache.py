@@ -72,7 +72,7 @@ def settings_fingerprint(settings: Settings) -> str:
 
 def entries_fingerprint(entries: Iterable[EntryPoint]) -> str:
     parts = sorted(repr((e.name, [int(k) for k in e.positional], sorted((n, int(k)) for n, k in e.keywords.items()), e.chain,
-                         e.root, e.receivers, sorted(e.objects.items())))
+                         e.root, e.receivers, sorted(e.objects.items()), e.spread))
                    for e in entries)  # fmt: skip
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

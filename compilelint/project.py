@@ -33,6 +33,8 @@ class ExternalCall:
     # (position "0".. or keyword, classes): the instances an argument may be, absolute
     # names once the engine resolves them (compilelint.analysis.objects)
     objects: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the call spreads ``*args`` or ``**kwargs`` it does not see into: it may give any parameter
+    spread: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,12 @@ class EntryPoint:
     root: bool = False  # compiled by another file: Dynamo starts tracing here
     receivers: tuple[str, ...] = ()  # ExternalCall.receivers, of every call joined
     objects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ExternalCall.objects, joined
+    spread: bool = False  # some call spreads arguments it does not see (ExternalCall.spread)
 
     def merge(self, call: ExternalCall) -> bool:
         """Join another call's argument kinds; True if anything changed."""
-        changed = call.root and not self.root
+        changed = (call.root and not self.root) or (call.spread and not self.spread)
+        self.spread |= call.spread
         for key, classes in call.objects:
             held = tuple(dict.fromkeys(self.objects.get(key, ()) + classes))
             if held != self.objects.get(key, ()):

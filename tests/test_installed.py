@@ -397,7 +397,7 @@ def test_an_attribute_holding_a_plain_value_calls_nothing(tmp_path: Path) -> Non
 
 SEEDED_PACKAGE = {
     "seeded-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: seeded\nVersion: 0.1\n",
-    "seeded/__init__.py": "from .api import noisy, noisy_seeded\n",
+    "seeded/__init__.py": "from .api import noisy, noisy_seeded\nfrom .spread import noisy_with\n",
     "seeded/api.py": (
         "import numpy as np\nimport torch\n"
         "def _noise(x, seed=None):\n"
@@ -407,6 +407,7 @@ SEEDED_PACKAGE = {
         "def noisy(x):\n    return _noise(x)\n"
         "def noisy_seeded(x, seed):\n    return _noise(x, seed)\n"
     ),
+    "seeded/spread.py": "from .api import _noise\ndef noisy_with(x, options):\n    return _noise(x, **options)\n",
 }
 
 
@@ -419,6 +420,10 @@ def test_a_none_default_no_call_replaces_decides_its_test(tmp_path: Path) -> Non
     assert _reached(user, tmp_path / "site") == [("seeded/api.py", 5, "CL107")]
     passing = user.replace("seeded.noisy(x)", "seeded.noisy_seeded(x, 3)")
     assert _reached(passing, tmp_path / "site") == []
+    # options spread into the call may hold the seed: the test stays open (torchdiffeq's
+    # SOLVERS[method](func=func, y0=y0, **options) gives step_size through **options)
+    spreading = user.replace("seeded.noisy(x)", "seeded.noisy_with(x, {'seed': 3})")
+    assert _reached(spreading, tmp_path / "site") == []
 
 
 def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:

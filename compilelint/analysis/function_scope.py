@@ -401,12 +401,16 @@ class FunctionScope:
             positional = tuple(evaluator.cache.get(id(a), Kind.UNKNOWN) for a in call.args)
         keywords = tuple((k.arg, evaluator.cache.get(id(k.value), Kind.UNKNOWN)) for k in call.keywords if k.arg)
         passed = objects.of_arguments(evaluator, call)
-        if self._forwards_kwargs(call):  # super().__init__(sde=sde, **kwargs): the entry's extras go on
+        forwards = self._forwards_kwargs(call)
+        if forwards:  # super().__init__(sde=sde, **kwargs): the entry's extras go on
             keywords += tuple(self.state.forwarded_keywords.items())
             passed.update(self.state.forwarded_objects)
+        spread = any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None and not (forwards and not self.state.entry_spread) for k in call.keywords
+        )
         sites = self.analysis.external_sites.setdefault((qualname, self.state.chain), {})
         sites[id(call)] = ExternalCall(qualname, positional, keywords, self.state.chain, receivers=receivers,
-                                       objects=tuple(sorted(passed.items())))  # fmt: skip
+                                       objects=tuple(sorted(passed.items())), spread=spread)  # fmt: skip
         known = self.analysis.known_return(qualname)
         if known is None:
             return None

@@ -75,6 +75,7 @@ class FunctionState:
     # per call site (ENTRY for another file's calls), the parameters it gives a value;
     # None where it may give any (``f(*args)``)
     passed: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    entry_spread: bool = False  # another file's call spread arguments into this function
 
 
 NOT_FOLLOWED_BASES = ("torch.", "typing.", "abc.", "builtins.", "enum.", "collections.")
@@ -137,9 +138,12 @@ class RegionAnalysis:
         state.params.update(passed)
         state.params_from_calls = True
         positional = [a.arg for a in info.node.args.posonlyargs + info.node.args.args][1 if skip_self else 0 :]
-        state.passed[ENTRY] = frozenset(positional[: len(entry.positional)]) | frozenset(entry.keywords) | frozenset(
-            k for k in entry.objects if not k.isdigit()
-        )
+        state.entry_spread = entry.spread
+        state.passed[ENTRY] = None if entry.spread else (
+            frozenset(positional[: len(entry.positional)]) | frozenset(entry.keywords) | frozenset(
+                k for k in entry.objects if not k.isdigit()
+            )
+        )  # fmt: skip
         state.incoming_objects[ENTRY] = objects.to_parameters(info.node, entry.objects, skip_self)
         state.param_objects = objects.merged(state.incoming_objects.values())
         extra = objects.extra_keywords(info.node, {**entry.keywords, **entry.objects})
@@ -186,7 +190,7 @@ class RegionAnalysis:
         for target in targets:
             self.forwarded[(target, entry.chain)] = ExternalCall(
                 target, tuple(entry.positional), tuple(entry.keywords.items()), entry.chain[:-1], root=entry.root,
-                receivers=receivers, objects=tuple(sorted(entry.objects.items())),
+                receivers=receivers, objects=tuple(sorted(entry.objects.items())), spread=entry.spread,
             )
 
     def _inherited_targets(self, cls: ClassInfo, method: str) -> list[str]:
@@ -379,7 +383,7 @@ def _joined(calls: list[ExternalCall]) -> ExternalCall:
     receivers = join_receivers(*(call.receivers for call in calls))
     held = objects.merged(dict(call.objects) for call in calls)
     return ExternalCall(first.target, tuple(positional), tuple(keywords.items()), first.chain, receivers=receivers,
-                        objects=tuple(sorted(held.items())))  # fmt: skip
+                        objects=tuple(sorted(held.items())), spread=any(call.spread for call in calls))  # fmt: skip
 
 
 def _parameter_kind(state: FunctionState, arg: ast.arg) -> Kind:

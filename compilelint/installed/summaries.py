@@ -217,7 +217,9 @@ def _entry_from(name: str, by_caller: dict[str, list[ExternalCall]], start: Entr
 
 
 def _same_entry(a: EntryPoint, b: EntryPoint) -> bool:
-    return (a.positional, a.keywords, a.receivers, a.root, a.objects) == (b.positional, b.keywords, b.receivers, b.root, b.objects)
+    return (a.positional, a.keywords, a.receivers, a.root, a.objects, a.spread) == (
+        b.positional, b.keywords, b.receivers, b.root, b.objects, b.spread
+    )
 
 
 def _new_attributes(results: Iterable[FileResult], attributes: dict[tuple[str, str], tuple[str, ...]]) -> bool:
