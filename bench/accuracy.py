@@ -407,6 +407,9 @@ def render(report: dict[str, Any], meta: dict[str, Any]) -> str:
               "| part | cases | ran ok | wall s | jobs |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {name} | {p['cases']} | {p['models ok']} | {p['wall_seconds']} | {p['jobs']} |"
               for name, p in report["parts"].items()] + [""]
+    if meta.get("packages_not_found"):
+        lines += ["## Packages not found (their sites count as misses: make the recording's venv)", ""]
+        lines += [f"- {where}" for where in meta["packages_not_found"]] + [""]
     lines += ["## Break events outside the linted packages (torch internals, the zoo's case code)", ""]
     lines += [f"- {part}: {counts or 'none'}" for part, counts in report["outside_packages"].items()] + [""]
     return "\n".join(lines)
@@ -433,9 +436,14 @@ def main(argv: list[str] | None = None) -> int:
     lint_cache: dict[str, list[tuple[str, Finding]]] = {}
     parts: dict[str, dict[str, Any]] = {}
     lint_cpu, torch_versions, reached_claims = 0.0, set(), 0
+    missing: list[str] = []
     for zoo_path in zoos:
         zoo = json.loads(zoo_path.read_text())
         roots = package_roots(zoo)
+        for name, root in sorted(roots.items()):
+            if not os.path.isdir(root):  # every site of it would read as a miss
+                missing.append(f"{zoo_path.stem}: {name} ({root})")
+                print(f"warning: {zoo_path.stem}: {name} is not installed at {root}; its sites count as misses", file=sys.stderr)
         findings: list[tuple[str, Finding]] = []
         for name, root in sorted(roots.items()):
             if root not in lint_cache:
@@ -465,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
         }
     report = aggregate(parts)
     meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu,
-            "case_code": not args.packages_only, "method_roots": not args.no_method_roots, "reached_claims": reached_claims}
+            "case_code": not args.packages_only, "method_roots": not args.no_method_roots, "reached_claims": reached_claims,
+            "packages_not_found": missing}
     text = render(report, meta)
     print(text)
     args.out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, **report), indent=1, default=sorted))
