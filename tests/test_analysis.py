@@ -283,3 +283,25 @@ def test_the_smaller_of_two_sizes_is_a_size() -> None:
     from compilelint.engine import lint_source
 
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(5, "CL201")]
+
+
+def test_getattr_with_a_formatted_name_reads_the_attributes_so_named() -> None:
+    # st_moe's `getattr(self, f'capacity_factor_{suffix}')`: one of capacity_factor_train /
+    # capacity_factor_eval, Python numbers; times a size it is still a size
+    source = (
+        "import torch\n"
+        "class Gate(torch.nn.Module):\n"
+        "    def __init__(self, capacity_factor_train=1.25, capacity_factor_eval=2.0):\n"
+        "        super().__init__()\n"
+        "        self.capacity_factor_train = capacity_factor_train\n"
+        "        self.capacity_factor_eval = capacity_factor_eval\n"
+        "    def forward(self, x):\n"
+        "        suffix = 'train' if self.training else 'eval'\n"
+        "        factor = getattr(self, f'capacity_factor_{suffix}')\n"
+        "        if x.shape[0] * factor > 2:\n"
+        "            x = x * 2\n"
+        "        return x\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(10, "CL201")]

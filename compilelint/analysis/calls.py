@@ -162,6 +162,13 @@ def _getattr_kind(evaluator: Evaluator, node: ast.Call, obj: Kind) -> Kind:
         synthetic = ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load())
         ast.copy_location(synthetic, node)
         return attribute(evaluator, synthetic)
+    if len(node.args) == 2 and isinstance(node.args[1], ast.JoinedStr):  # getattr(self, f"factor_{mode}")
+        parts = node.args[1].values
+        prefix = parts[0].value if parts and isinstance(parts[0], ast.Constant) and isinstance(parts[0].value, str) else ""
+        suffix = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], ast.Constant) and isinstance(parts[-1].value, str) else ""
+        kind = evaluator.sink.matching_attributes(node.args[0], prefix, suffix)
+        if kind is not None:
+            return kind
     return Kind.STATIC if obj == Kind.STATIC else Kind.UNKNOWN
 
 

@@ -23,6 +23,20 @@ def attribute_kind(index: ModuleIndex, cls: ClassInfo, name: str) -> Kind:
     return Kind.UNKNOWN if kind is None else kind
 
 
+def matching_attribute_kind(index: ModuleIndex, cls: ClassInfo, prefix: str, suffix: str) -> Kind | None:
+    """The kinds of the attributes ``getattr(self, f"{prefix}{...}{suffix}")`` may read
+    (``f'capacity_factor_{suffix}'``: ``capacity_factor_train`` or ``capacity_factor_eval``),
+    joined; None when no attribute of the class's local MRO has such a name."""
+    names = {name for klass in cls.mro() for name in _attributes(index, klass)}
+    matching = [n for n in names if n.startswith(prefix) and n.endswith(suffix) and len(n) > len(prefix) + len(suffix)]
+    if not prefix or not matching:
+        return None
+    kind = Kind.NONE
+    for name in matching:
+        kind |= attribute_kind(index, cls, name)
+    return kind
+
+
 def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
     """The local class whose instance was stored in ``self.name``, if any."""
     return _first_in_mro(index, cls, "class:" + name, lambda klass: klass.attribute_classes.get(name))

@@ -96,6 +96,8 @@ class CallSink(Protocol):
 
     def self_objects(self, name: str) -> tuple[str, ...]: ...
 
+    def matching_attributes(self, receiver: ast.expr, prefix: str, suffix: str) -> Kind | None: ...
+
 
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""

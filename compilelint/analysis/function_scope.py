@@ -17,6 +17,7 @@ from compilelint.analysis.class_attributes import (
     attribute_kind,
     element_class,
     external_attribute_class,
+    matching_attribute_kind,
 )
 from compilelint.analysis.dispatch_targets import (
     attribute_function,
@@ -183,6 +184,12 @@ class FunctionScope:
         absolute = [f"{module}.{key[1:]}" if key.startswith("@") and module else key for key in keys]
         found += [self.analysis.known_attributes.get((key, attr), ()) for key in absolute]
         return objects.join(*found)
+
+    def matching_attributes(self, receiver: ast.expr, prefix: str, suffix: str) -> Kind | None:
+        """``getattr(self, f"{prefix}{x}{suffix}")``: the kinds of the attributes so named."""
+        if not (isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner):
+            return None
+        return matching_attribute_kind(self.analysis.index, self.state.owner, prefix, suffix)
 
     def self_objects(self, name: str) -> tuple[str, ...]:
         """``self`` as an object: its class, or the subclasses in other files it may be."""
