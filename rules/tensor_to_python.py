@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from compilelint.analysis.kinds import Kind, is_data, is_mask
 from compilelint.context import RuleContext

@@ -43,20 +43,36 @@ class Break(Protocol):
 
 def always_breaking(breaks: Iterable[Break], analysis: RegionAnalysis) -> frozenset[str]:
     """Qualnames of the region's functions that break the graph whenever they run."""
-    direct: dict[str, list[ast.AST]] = {}
-    for finding in breaks:
-        if finding.code.startswith("CL1") and Mode.DEFAULT in finding.breaks and finding.region and not finding.only_when:
-            direct.setdefault(finding.region[-1], []).append(finding.node)
-    for caller, call in breaking_external_calls(analysis):
-        direct.setdefault(caller, []).append(call)
+    direct = direct_breaks(breaks, analysis)
     if not direct:
         return frozenset()
+    functions, callers = call_graph(analysis)
+    return always_breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
+
+
+def direct_breaks(breaks: Iterable[Break], analysis: RegionAnalysis, ignored: Iterable[str] = ()) -> dict[str, list[ast.AST]]:
+    """Per compiled function (qualname), the default-mode breaks in it that hold whenever it
+    runs (not a short-circuited operand's), and its calls of other files' functions that
+    always break (``KnownReturn.breaks``); rules named in ``ignored`` do not count."""
+    skip = frozenset(ignored)
+    direct: dict[str, list[ast.AST]] = {}
+    for finding in breaks:
+        if finding.code.startswith("CL1") and finding.code not in skip and Mode.DEFAULT in finding.breaks and finding.region:
+            if not finding.only_when:
+                direct.setdefault(finding.region[-1], []).append(finding.node)
+    for caller, call in breaking_external_calls(analysis):
+        direct.setdefault(caller, []).append(call)
+    return direct
+
+
+def call_graph(analysis: RegionAnalysis) -> tuple[list[FunctionInfo], dict[str, list[FunctionInfo]]]:
+    """The region's functions, and for each (qualname) the functions of the region that call it."""
     functions: list[FunctionInfo] = []
     callers: dict[str, list[FunctionInfo]] = {}
     for state in analysis.regions():
         functions.append(state.info)
         callers[state.info.qualname] = [analysis.states[c].info for c in state.callers if c in analysis.states]
-    return always_breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
+    return functions, callers
 
 
 def breaking_external_calls(analysis: RegionAnalysis) -> Iterator[tuple[str, ast.Call]]:

@@ -30,10 +30,9 @@ import ast
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from compilelint.analysis.breaking import breaking_external_calls
+from compilelint.analysis.breaking import call_graph, direct_breaks
 from compilelint.analysis.frames import breaking_functions, skipped_after
-from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
-from compilelint.findings import Mode
+from compilelint.analysis.module_index import ModuleIndex
 
 if TYPE_CHECKING:
     from compilelint.analysis.regions import RegionAnalysis
@@ -47,21 +46,10 @@ def break_points(
     (``frames.breaking_functions``). A callee counts
     only when a break lies on every path through it: a data-dependent break behind
     ``if self.training:`` breaks in one mode only, and a claim built on it would be a guess."""
-    skip = frozenset(ignored)
-    direct: dict[str, list[ast.AST]] = {}
-    for finding in breaks:
-        if finding.code.startswith("CL1") and finding.code not in skip and Mode.DEFAULT in finding.breaks and finding.region:
-            if not finding.only_when:
-                direct.setdefault(finding.region[-1], []).append(finding.node)
-    for caller, call in breaking_external_calls(analysis):  # KnownReturn.breaks of another file
-        direct.setdefault(caller, []).append(call)
+    direct = direct_breaks(breaks, analysis, ignored)
     if not direct:
         return {}
-    functions: list[FunctionInfo] = []
-    callers: dict[str, list[FunctionInfo]] = {}
-    for state in analysis.regions():
-        functions.append(state.info)
-        callers[state.info.qualname] = [analysis.states[c].info for c in state.callers if c in analysis.states]
+    functions, callers = call_graph(analysis)
     return breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
 
 
