@@ -213,33 +213,31 @@ class FunctionScope:
         """``solver_fn(f)`` where ``solver_fn = methods.select(m)`` returned classes (or
         functions): each may be the one called; a class builds an instance the result holds."""
         index = self.analysis.index
-        targets: list[Target] = []
-        local_classes: list[ClassInfo] = []
-        imported: list[str] = []
+        local: list[ClassInfo | FunctionInfo] = []
         for name in names:
             if name.startswith("@") and name[1:] in index.classes:
-                cls = index.classes[name[1:]]
-                local_classes.append(cls)
-                init = cls.find_method("__init__")
-                if init is not None:
-                    targets.append(Target(init, True))
+                local.append(index.classes[name[1:]])
             elif name.startswith("@") and name[1:] in index.functions:
-                targets.append(Target(index.functions[name[1:]], False))
-            elif not name.startswith("@"):
-                imported.append(name)
-                self.external(call, evaluator, name)
-        if local_classes:
-            evaluator.built[id(call)] = tuple(local_classes)
-        if imported:
-            evaluator.imported_built[id(call)] = tuple(imported)
-        return targets
+                local.append(index.functions[name[1:]])
+        imported = tuple(name for name in names if not name.startswith("@"))
+        return self._one_of(call, local, imported, evaluator)
 
     def _table_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
         """``SOLVERS[method](f)``: every class (its constructor) or function the table holds."""
         assert isinstance(call.func, ast.Subscript)
+        local = list(entry_classes_and_functions(self.analysis.index, call.func.value))
+        imported = imported_table_entries(self.analysis.index, call.func.value)
+        return self._one_of(call, local, imported, evaluator)
+
+    def _one_of(
+        self, call: ast.Call, local: list[ClassInfo | FunctionInfo], imported: tuple[str, ...], evaluator: Evaluator
+    ) -> list[Target]:
+        """A call that runs one of these: a class of this file (its constructor, and the
+        result is its instance), a function of this file, or an imported class or function
+        (its file analyses it; the result may be its instance)."""
         targets: list[Target] = []
         classes: list[ClassInfo] = []
-        for entry in entry_classes_and_functions(self.analysis.index, call.func.value):
+        for entry in local:
             if isinstance(entry, ClassInfo):
                 classes.append(entry)
                 init = entry.find_method("__init__")
@@ -249,7 +247,6 @@ class FunctionScope:
                 targets.append(Target(entry, False))
         if classes:
             evaluator.built[id(call)] = tuple(classes)
-        imported = imported_table_entries(self.analysis.index, call.func.value)
         for qualname in imported:  # each class's constructor runs in its own file
             self.external(call, evaluator, qualname)
         if imported:
