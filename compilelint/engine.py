@@ -26,7 +26,7 @@ from compilelint.newer_syntax import syntax_message
 from compilelint.pool import WorkerPool, sigterm_unwinds
 from compilelint.installed import PackageCalls, follower_for
 from compilelint.positions import LineIndex
-from compilelint.project import ClassRecord, ClassTable, EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target
+from compilelint.project import ClassRecord, ClassTable, EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target, record_attributes
 from compilelint.registry import Rule, all_rules
 if TYPE_CHECKING:
     from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
@@ -548,7 +548,7 @@ def _cross_file_rounds(
 
 
 def _callers_of_new_facts(
-    fresh: Iterable[FileResult], results: dict[str, FileResult],
+    fresh: Sequence[FileResult], results: dict[str, FileResult],
     returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]],
     modules: ModuleMap, entries: dict[str, dict[str, EntryPoint]],
 ) -> set[str]:  # fmt: skip
@@ -557,18 +557,13 @@ def _callers_of_new_facts(
     an attribute of a class holds new instances, the files that analyse that class's
     methods (its own, and those whose entries run inherited methods for it)."""
     changed_returns: set[str] = set()
-    owners: set[str] = set()
     for result in fresh:
         for name, known in result.returns:
             if returns.get(name) != known:
                 if name in returns or _informative(known):  # a first UNKNOWN tells a caller nothing new
                     changed_returns.add(name)
                 returns[name] = known
-        for owner, attr, names in result.attributes:
-            held = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
-            if held != attributes.get((owner, attr), ()):
-                attributes[(owner, attr)] = held
-                owners.add(owner)
+    owners = record_attributes((fact for result in fresh for fact in result.attributes), attributes)
     again = {path for path, result in results.items() if any(call.target in changed_returns for call in result.calls)}
     for path in results:
         module = modules.by_path.get(path)

@@ -95,6 +95,20 @@ class EntryPoint:
         return changed
 
 
+def record_attributes(
+    facts: Iterable[tuple[str, str, tuple[str, ...]]], attributes: dict[tuple[str, str], tuple[str, ...]]
+) -> set[str]:
+    """Join attribute facts (class, attribute, instance classes; FileResult.attributes) into
+    ``attributes``; the classes whose attributes now hold something new."""
+    owners: set[str] = set()
+    for owner, attr, names in facts:
+        held = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
+        if held != attributes.get((owner, attr), ()):
+            attributes[(owner, attr)] = held
+            owners.add(owner)
+    return owners
+
+
 def join_receivers(*groups: tuple[str, ...]) -> tuple[str, ...]:
     """The receiver classes of several calls or entries, each once, in a stable order."""
     return tuple(sorted({receiver for group in groups for receiver in group}))

@@ -20,7 +20,7 @@ from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, file_stamp
 from compilelint.installed.locate import Located, Locator, Package
 from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, registered_in_graph
-from compilelint.project import EntryPoint, ExternalCall, KnownReturn, module_name
+from compilelint.project import EntryPoint, ExternalCall, KnownReturn, module_name, record_attributes
 
 if TYPE_CHECKING:
     from compilelint.config import Settings
@@ -131,7 +131,7 @@ class PackageFollower:
                 results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path),
                                           roots=False, known_returns=returns, known_attributes=attributes)  # fmt: skip
             changed = _new_returns([results[p] for p in pending], returns)
-            stored = _new_attributes([results[p] for p in pending], attributes)
+            stored = record_attributes((fact for p in pending for fact in results[p].attributes), attributes)
             pending = self._new_entries([results[p] for p in pending], package, entries, opaque, contributions,
                                         ((located.path, located.name), start))  # fmt: skip
             pending |= {path for path, result in results.items() if any(c.target in changed for c in result.calls)}
@@ -220,18 +220,6 @@ def _same_entry(a: EntryPoint, b: EntryPoint) -> bool:
     return (a.positional, a.keywords, a.receivers, a.root, a.objects, a.spread) == (
         b.positional, b.keywords, b.receivers, b.root, b.objects, b.spread
     )
-
-
-def _new_attributes(results: Iterable[FileResult], attributes: dict[tuple[str, str], tuple[str, ...]]) -> bool:
-    """Join the instances these results found attributes to hold; True if any is new."""
-    changed = False
-    for result in results:
-        for owner, attr, names in result.attributes:
-            joined = tuple(dict.fromkeys(attributes.get((owner, attr), ()) + tuple(names)))
-            if joined != attributes.get((owner, attr), ()):
-                attributes[(owner, attr)] = joined
-                changed = True
-    return changed
 
 
 def _new_returns(results: Iterable[FileResult], returns: dict[str, KnownReturn]) -> set[str]:
