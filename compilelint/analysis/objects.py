@@ -56,7 +56,7 @@ def set_name(evaluator: Evaluator, name: str, objects: Objects) -> None:
     local: list[ClassInfo] = []
     imported: list[str] = []
     for obj in objects:
-        cls = _local_class(evaluator, obj)
+        cls = local_class(evaluator.index, evaluator.module, obj)
         if cls is not None:
             local.append(cls)
         elif not obj.startswith("@"):
@@ -65,10 +65,6 @@ def set_name(evaluator: Evaluator, name: str, objects: Objects) -> None:
         evaluator.instances[name] = tuple(dict.fromkeys(local))
     if imported:
         evaluator.imported_instances[name] = tuple(dict.fromkeys(imported))
-
-
-def _local_class(evaluator: Evaluator, obj: str) -> ClassInfo | None:
-    return local_class(evaluator.index, evaluator.module, obj)
 
 
 def local_class(index: ModuleIndex, module: str | None, obj: str) -> ClassInfo | None:
