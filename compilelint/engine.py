@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from compilelint.analysis.breaking import always_breaking
 from compilelint.analysis.frames import breaking_functions, skipped_after
+from compilelint.analysis.method_attributes import stores_bound_method
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.budget import NO_DEADLINE, BudgetExceeded, Deadline, too_large
@@ -228,6 +229,29 @@ def _passed_on_return(targets: Sequence[str], known: Mapping[str, KnownReturn], 
     return KnownReturn(kind, breaks=all(known_return.breaks for known_return in returns))
 
 
+def _joined_returns(returns: Sequence[KnownReturn]) -> KnownReturn | None:
+    """What a call returns when it runs one of several functions: each kind it may be, each
+    position's kinds where all return tuples of one length; it always breaks if each does."""
+    if not returns:
+        return None
+    kind = Kind.NONE
+    for known in returns:
+        kind |= known.kind
+    lengths = {len(known.elements) if known.elements is not None else -1 for known in returns}
+    elements = None
+    if len(lengths) == 1 and -1 not in lengths:
+        elements = tuple(_join_kinds(kinds) for kinds in zip(*(known.elements or () for known in returns)))
+    classes = tuple(dict.fromkeys(name for known in returns for name in known.classes))
+    return KnownReturn(kind, elements, classes, all(known.breaks for known in returns))
+
+
+def _join_kinds(kinds: Sequence[Kind]) -> Kind:
+    joined = Kind.NONE
+    for kind in kinds:
+        joined |= kind
+    return joined
+
+
 def _class_records(index: ModuleIndex, caller: _CallerModule) -> list[ClassRecord]:
     """The file's top-level classes with absolute names, for the run's ``ClassTable``."""
     records = []
@@ -340,11 +364,19 @@ def _entry_returns(
     found: dict[str, KnownReturn] = {}
     for name, state in analysis.entry_states.items():
         breaks = state.info.qualname in always
-        if state.returns != Kind.NONE or breaks:
+        built = analysis.index.classes.get(name)  # an entry naming a class: its constructor
+        holds = built is not None and stores_bound_method(built)
+        if state.returns != Kind.NONE or breaks or holds:
             elements = tuple(state.return_elements) if state.return_elements is not None else None
             kind = state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
+            if built is not None:  # an instance, as a class of the caller's own file builds it
+                kind = Kind.MODULE if built.is_module else Kind.UNKNOWN
             classes = _absolute_names(state.returned_classes, caller)
-            found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks)
+            found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks, holds)
+    for name, held in analysis.held_entries.items():  # Cls.attr holding bound methods: theirs, joined
+        joined = _joined_returns([found[f"{module}.{entry}"] for entry in held if f"{module}.{entry}" in found])
+        if joined is not None:
+            found[f"{module}.{name}"] = joined
     for name, targets in analysis.passed_on.items():
         passed = _passed_on_return(targets, known_returns, caller)
         if passed is not None:
@@ -577,7 +609,7 @@ def _informative(known: KnownReturn) -> bool:
     """Whether a caller could analyse differently knowing this return."""
     plain = Kind.UNKNOWN | Kind.STATIC
     elements = known.elements or ()
-    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes)
+    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes) or known.holds_own_methods
 
 
 def _facts_for(result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]]) -> CrossFileFacts:

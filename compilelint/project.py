@@ -50,6 +50,10 @@ class KnownReturn:
     # it breaks the graph whenever it runs (compilelint.analysis.breaking): a method call
     # on an object the caller built then fails to split the caller's graph (CL124)
     breaks: bool = False
+    # a class whose instances hold bound methods of themselves (``self.f = self._default``,
+    # analysis.method_attributes): one built in compiled code cannot be rebuilt at a graph
+    # break while it is live (CL124, GB0092)
+    holds_own_methods: bool = False
 
 
 @dataclass

@@ -8,13 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilelint.analysis.eager_code import break_points, happens_with_its_block
+from compilelint.analysis.method_attributes import stores_bound_method
 from compilelint.analysis.module_index import ModuleIndex
 from compilelint.analysis.new_objects import (
     built_instance,
+    dominates,
     enclosing_statement,
     live_at,
+    rebound_between,
     resumes_at,
-    stores_bound_method,
     sure_break_with_args,
 )
 from compilelint.analysis.regions import RegionAnalysis
@@ -48,8 +50,9 @@ class NewObjectMethodBreak(Rule):
     breaks the graph whenever it runs, or one of the call's arguments does; the same for a
     class imported from another file of the package that `follow-imports` analyses, when
     that file's analysis finds the method always breaks (torchdiffeq's `odeint`); and a graph
-    break while such an object is live when its class stores a bound method of itself in an
-    attribute (`self.f = self._default`).
+    break while such an object is live when its class, of this file or another one, stores a
+    bound method of itself in an attribute (`self.f = self._default`), also a break in an `if`
+    arm after the object was built (it holds when the arm runs).
 
     ## Why is this bad?
     At a graph break Dynamo compiles what it has and writes bytecode that rebuilds the
@@ -125,37 +128,46 @@ class NewObjectMethodBreak(Rule):
             return []
         points = break_points(breaks, analysis, ignored=(self.code, "CL123"))
         states = {state.info.qualname: state for state in analysis.regions()}
-        first: dict[str, tuple[int, RawFinding]] = {}  # after a GB0092 the rest runs in Python
+        found: dict[str, list[tuple[RawFinding, bool]]] = {}
         for candidate in candidates:
             state = states.get(candidate.region[-1]) if candidate.region else None
             if state is None:
                 continue
             function, own = state.info.node, points.get(state.info.qualname, [])
             parents = analysis.parents_of(function)
-            finding = self._judge(candidate, own, function, parents, analysis.index)
-            line = getattr(finding.node, "lineno", 0) if finding else 0
-            if finding is not None and (state.info.qualname not in first or line < first[state.info.qualname][0]):
-                first[state.info.qualname] = (line, finding)
-        return [finding for _, finding in first.values()]
+            judged = self._holder_findings if candidate.holder else self._method_call_finding
+            found.setdefault(state.info.qualname, []).extend(judged(candidate, own, function, parents, analysis.index))
+        return [finding for judged in found.values() for finding in _until_sure(judged)]
 
-    def _judge(
+    def _method_call_finding(
         self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex
-    ) -> RawFinding | None:
-        if not candidate.holder:
-            if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents, index):
-                func = candidate.node.func
-                assert isinstance(func, ast.Attribute)
-                what = f"the bound method `{candidate.name}.{func.attr}` waits on the stack"
-                return self._finding(candidate, candidate.node, candidate.statement, what)
-            return None
+    ) -> list[tuple[RawFinding, bool]]:
+        if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents, index):
+            func = candidate.node.func
+            assert isinstance(func, ast.Attribute)
+            what = f"the bound method `{candidate.name}.{func.attr}` waits on the stack"
+            return [(self._finding(candidate, candidate.node, candidate.statement, what), True)]
+        return []
+
+    def _holder_findings(
+        self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex
+    ) -> list[tuple[RawFinding, bool]]:
+        """Each break after the construction while the object is live, up to the first that
+        happens whenever the function runs on (an ``if`` arm's may not)."""
+        found: list[tuple[RawFinding, bool]] = []
         later = sorted((p for p in points if getattr(p, "lineno", 0) > (candidate.built.end_lineno or 0)), key=lambda p: getattr(p, "lineno", 0))
         for point in later:
-            if happens_with_its_block(point, function, parents) and resumes_at(point, candidate.built, points, function, parents, index):
-                if live_at(candidate.name, point, function):
-                    what = f"`{candidate.name}` is live and holds bound methods of itself"
-                    return self._finding(candidate, point, enclosing_statement(point, parents), what)
-                return None
-        return None
+            if rebound_between(candidate.name, candidate.built, point, function):
+                break
+            sure = happens_with_its_block(point, function, parents)
+            if not dominates(candidate.built, point, function, parents) or not resumes_at(point, candidate.built, points, function, parents, index):
+                continue
+            if live_at(candidate.name, point, function):
+                what = f"`{candidate.name}` is live and holds bound methods of itself"
+                found.append((self._finding(candidate, point, enclosing_statement(point, parents), what), sure))
+            if sure:
+                break
+        return found
 
     def _finding(self, candidate: _Candidate, node: ast.AST, statement: ast.stmt | None, what: str) -> RawFinding:
         return RawFinding(
@@ -174,6 +186,16 @@ class NewObjectMethodBreak(Rule):
             gb_ids=self.gb_ids,
             fix=None,
         )
+
+
+def _until_sure(found: list[tuple[RawFinding, bool]]) -> list[RawFinding]:
+    """A function's findings up to its first sure one: after a GB0092 the rest runs in Python."""
+    kept: dict[int, RawFinding] = {}
+    for finding, sure in sorted(found, key=lambda item: getattr(item[0].node, "lineno", 0)):
+        kept.setdefault(getattr(finding.node, "lineno", 0), finding)
+        if sure:
+            break
+    return list(kept.values())
 
 
 def _method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
@@ -208,9 +230,24 @@ def _holder(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     if ctx.function is None or not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1):
         return None
     target = statement.targets[0]
-    if not isinstance(target, ast.Name):
+    class_name = _holding_class(node, ctx) if isinstance(target, ast.Name) else None
+    if class_name is None:
         return None
-    built = built_instance(target.id, ctx.function, ctx.callee, allow_modules=True)
-    if built is None or built[0] is not node or not stores_bound_method(built[1]):
+    assert isinstance(target, ast.Name)
+    return _Candidate(node, node, target.id, class_name, statement, ctx.region, holder=True)
+
+
+def _holding_class(node: ast.Call, ctx: RuleContext) -> str | None:
+    """The class ``node`` builds, when its instances hold bound methods of themselves: a class
+    of this file, or one whose own file's analysis says so (``KnownReturn.holds_own_methods``)."""
+    init = ctx.callee(node)
+    if init is not None:
+        owner = init.owner if init.name == "__init__" else None
+        return owner.name if owner is not None and stores_bound_method(owner) else None
+    if ctx.evaluator is None or ctx.analysis is None:
         return None
-    return _Candidate(node, node, target.id, built[1].name, statement, ctx.region, holder=True)
+    for qualname in ctx.evaluator.imported_built.get(id(node), ()):
+        known = ctx.analysis.known_return(qualname)
+        if known is not None and known.holds_own_methods:
+            return qualname.rsplit(".", 1)[-1]
+    return None

@@ -616,3 +616,89 @@ def test_a_package_function_imported_inside_forward_is_followed(site: Path) -> N
     )
     result = lint_source(user, "model.py", _settings(site))
     assert [(f.line, f.code) for f in result.findings] == [(6, "CL150"), (6, "CL150")]
+
+
+# torchsde's shape: sdeint's check_contract builds a ForwardSDE (base_sde.py), whose
+# __init__ stores bound methods of itself, then calls something that breaks while it is live.
+HOLDER_PACKAGE = {
+    "holding-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: holding\nVersion: 0.1\n",
+    "holding/__init__.py": "from .api import solve, solve_plain, solve_dead, solve_in_arm, solve_noise\n",
+    "holding/noise.py": (
+        "class Noise:\n"
+        "    def __init__(self, x):\n"
+        "        if x.dim() > 2:\n            raise ValueError('x')\n"
+        "        self.scale = float(x.sum())\n"
+    ),
+    "holding/rules.py": (
+        "class Rules:\n"
+        "    def __init__(self, kind):\n"
+        "        self.apply = {'zero': self._zero}.get(kind, self._identity)\n"
+        "    def _zero(self, x):\n        return x * 0\n"
+        "    def _identity(self, x):\n        return x\n"
+        "class Plain:\n"
+        "    def __init__(self, kind):\n        self.kind = kind\n"
+        "    def apply(self, x):\n        return x\n"
+    ),
+    "holding/api.py": (
+        "from . import noise, rules\n"
+        "def _noisy(x):\n    return x * float(x.sum())\n"
+        "def solve(x):\n"
+        "    r = rules.Rules('zero')\n"
+        "    y = _noisy(x)\n"
+        "    return r.apply(y)\n"
+        "def solve_plain(x):\n"
+        "    r = rules.Plain('zero')\n"
+        "    y = _noisy(x)\n"
+        "    return r.apply(y)\n"
+        "def solve_dead(x):\n"
+        "    r = rules.Rules('zero')\n"
+        "    y = r.apply(x)\n"
+        "    return _noisy(y)\n"
+        "def solve_in_arm(x, flag=True):\n"
+        "    r = rules.Rules('zero')\n"
+        "    if flag:\n"
+        "        x = _noisy(x)\n"
+        "    return r.apply(x)\n"
+        "def solve_noise(x):\n"
+        "    r = rules.Rules('zero')\n"
+        "    n = noise.Noise(x)\n"
+        "    return r.apply(x) * n.scale\n"
+    ),
+}
+HOLDER_CLAIMS = {  # (api.py line, rule) per function, measured on torch 2.13 (test_holder_claims_are_what_dynamo_does)
+    "solve": [(3, "CL105"), (6, "CL124")],
+    "solve_plain": [(3, "CL105")],
+    "solve_dead": [(3, "CL105")],
+    "solve_in_arm": [(3, "CL105"), (19, "CL124")],
+    # Noise's constructor rejects bad input, then always breaks: a break at the call
+    "solve_noise": [(23, "CL124")],
+}
+
+
+def _holder_claims(site: Path, function: str) -> list[tuple[int, str]]:
+    user = f"import torch\nimport holding\nclass Block(torch.nn.Module):\n    def forward(self, x):\n        return holding.{function}(x)\n"
+    return [(line, code) for path, line, code in _reached(user, site) if path == "holding/api.py"]
+
+
+@pytest.mark.parametrize("function", sorted(HOLDER_CLAIMS))
+def test_an_object_of_another_file_holding_its_own_bound_methods_meets_a_break(tmp_path: Path, function: str) -> None:
+    # the class's file tells the caller's that its instances hold bound methods of
+    # themselves (KnownReturn.holds_own_methods): a break while one is live is GB0092
+    _write(tmp_path / "site", HOLDER_PACKAGE)
+    assert _holder_claims(tmp_path / "site", function) == HOLDER_CLAIMS[function]
+
+
+@pytest.mark.dynamo
+def test_holder_claims_are_what_dynamo_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from dynamo_recorder import record
+
+    _write(tmp_path / "site", HOLDER_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    import holding
+
+    api = str(tmp_path / "site" / "holding" / "api.py")
+    for function in HOLDER_CLAIMS:
+        broke = record(getattr(holding, function), [(torch.randn(3),)], api, fullgraph=False).breaks
+        gb092 = sorted({line for _, line, gb_type in broke if gb_type == "Reconstruction failure"})
+        assert gb092 == [line for line, code in HOLDER_CLAIMS[function] if code == "CL124"], function

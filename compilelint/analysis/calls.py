@@ -38,6 +38,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
             kind = evaluator.sink.called(target, node, evaluator)
             result |= kind if target.gives_result else Kind.NONE
         return result or Kind.UNKNOWN
+    if id(node) in evaluator.method_kinds:
+        return evaluator.method_kinds[id(node)]
     builtin = builtin_name(evaluator, node.func)
     if builtin is not None:
         return _builtin_kind(evaluator, builtin, node, arg_kinds)

@@ -137,6 +137,9 @@ class Evaluator:
         # method calls on such objects (``solver = SOLVERS[m](f)``, then ``solver.integrate(t)``)
         self.built_here: dict[str, ast.Call] = {}
         self.built_receivers: dict[int, BuiltReceiverCall] = {}
+        # id(call) -> what a method of an object of another file returns (``r.apply(x)`` on
+        # ``r = rules.Rules(k)``, ``self.sde.prod(g, v)``), once every such method is known
+        self.method_kinds: dict[int, Kind] = {}
 
     def qualname(self, node: ast.expr) -> str | None:
         root = node

@@ -111,10 +111,11 @@ CONDITIONAL = (ast.If, ast.IfExp, ast.BoolOp, ast.Try, ast.While, ast.Match, ast
 
 
 def _on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[FunctionNode], dict[int, ast.AST]]) -> bool:
-    """``point`` runs on every call of ``function``: not under a test, a ``try`` or a
-    ``while``, and no ``return``/``raise`` before it."""
+    """``point`` runs on every call of ``function`` that returns: not under a test, a ``try``
+    or a ``while``, and no ``return`` before it (a ``raise`` before it rejects bad input,
+    torchsde's ``BrownianInterval.__init__``: the calls that go on all reach it)."""
     line = _line(point)
-    if any(isinstance(node, (ast.Return, ast.Raise)) and node.lineno < line for node in own_nodes(function)):
+    if any(isinstance(node, ast.Return) and node.lineno < line for node in own_nodes(function)):
         return False
     parents = parents_of(function)
     ancestor = parents.get(id(point))

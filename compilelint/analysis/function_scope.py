@@ -30,6 +30,7 @@ from compilelint.analysis.dispatch_targets import (
 )
 from compilelint.analysis.expressions import Env, Evaluator, Target
 from compilelint.analysis.kinds import Kind, join_passed
+from compilelint.analysis.method_attributes import held_methods
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
 from compilelint.analysis.parameters import bind_arguments, parameter_names, passed_names
 from compilelint.project import ExternalCall, join_receivers
@@ -91,10 +92,12 @@ class FunctionScope:
         imported = self._imported_instances(call.func, evaluator)
         if imported is not None:  # solver = SOLVERS[m](...) of imported classes; solver.integrate(t)
             qualnames, method = imported
+            returned = []
             for qualname in qualnames:
-                self.external(call, evaluator, f"{qualname}.{method}")
+                returned.append(self.external(call, evaluator, f"{qualname}.{method}"))
                 if method == "forward":  # calling the instance: a plain class's __call__
-                    self.external(call, evaluator, f"{qualname}.__call__")
+                    returned[-1] = _either(returned[-1], self.external(call, evaluator, f"{qualname}.__call__"))
+            _note_method_kind(call, returned, evaluator)
             return []
         held_by_attribute = self._attribute_object_targets(call, evaluator)
         if held_by_attribute is not None:  # self.bm(t0, t1) with self.bm = bm from a caller
@@ -102,9 +105,13 @@ class FunctionScope:
         if isinstance(call.func, ast.Name) and call.func.id in evaluator.class_aliases:
             return self._class_value_targets(call, evaluator.class_aliases[call.func.id], evaluator)
         held = self._held_instances(call.func, evaluator)
-        if held is not None:  # solver.integrate(t), block(x)
+        if held is not None:  # solver.integrate(t), block(x); rule.apply(x) of self.apply = self._zero
             classes, name = held
-            return [Target(m, not m.is_static) for cls in classes if (m := cls.find_method(name)) is not None]
+            found = [Target(m, not m.is_static) for cls in classes if (m := cls.find_method(name)) is not None]
+            return found + [Target(m, True) for cls in classes for m in held_methods(cls, name)]
+        own = self._own_attribute(call.func)
+        if own is not None and held_methods(*own):  # self.prod(g, v) of self.prod = {...}.get(k, self.prod_default)
+            return [Target(method, True) for method in held_methods(*own)]
         if isinstance(call.func, ast.Subscript) and not self._own_attribute(call.func.value):
             return self._table_targets(call, evaluator)
         single = self._resolve_one(call, evaluator)
@@ -159,6 +166,7 @@ class FunctionScope:
         if not held:
             return None
         targets: list[Target] = []
+        returned: list[Kind | None] = []
         for name in held:
             cls = objects.local_class(self.analysis.index, self.analysis.module, name)
             if cls is not None:
@@ -167,8 +175,12 @@ class FunctionScope:
                 if found is not None:
                     targets.append(Target(*found))
             elif not name.startswith("@"):
+                kind: Kind | None = None
                 for wanted in ("__call__", "forward") if method == "__call__" else (method,):
-                    self.external(call, evaluator, f"{name}.{wanted}")
+                    kind = _either(kind, self.external(call, evaluator, f"{name}.{wanted}"))
+                returned.append(kind)
+        if not targets:
+            _note_method_kind(call, returned, evaluator)
         return targets
 
     def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
@@ -436,6 +448,22 @@ class FunctionScope:
             evaluator.cache[id(receiver)] = Kind.MODULE
             return attribute_kind(self.analysis.index, self.state.owner, node.attr)
         return None
+
+
+def _either(first: Kind | None, second: Kind | None) -> Kind | None:
+    """What one of two methods returns: the known one, or both joined."""
+    return second if first is None else first if second is None else first | second
+
+
+def _note_method_kind(call: ast.Call, returned: list[Kind | None], evaluator: Evaluator) -> None:
+    """The call's kind, when the files of every method it may run said what they return."""
+    if returned and all(kind is not None for kind in returned):
+        joined = Kind.NONE
+        for kind in returned:
+            joined |= kind or Kind.NONE
+        evaluator.method_kinds[id(call)] = joined
+    else:
+        evaluator.method_kinds.pop(id(call), None)
 
 
 def _method(cls: ClassInfo, name: str) -> tuple[FunctionInfo, bool] | None:

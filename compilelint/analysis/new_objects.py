@@ -28,34 +28,6 @@ from compilelint.analysis.frames import LOOPS, own_nodes
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 
-def stores_bound_method(cls: ClassInfo) -> bool:
-    """Some method of ``cls`` stores ``self.<method>`` (not called) in an attribute of ``self``."""
-    for klass in cls.mro():
-        for method in klass.methods.values():
-            args = method.node.args.posonlyargs + method.node.args.args
-            if method.is_static or not args:
-                continue
-            self_name = args[0].arg
-            for node in own_nodes(method.node):
-                if isinstance(node, ast.Assign) and any(_is_self_attribute(t, self_name) for t in node.targets):
-                    if _holds_method(node.value, self_name, cls):
-                        return True
-    return False
-
-
-def _is_self_attribute(node: ast.expr, self_name: str) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name
-
-
-def _holds_method(value: ast.expr, self_name: str, cls: ClassInfo) -> bool:
-    called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
-    return any(
-        _is_self_attribute(n, self_name) and id(n) not in called and cls.find_method(n.attr) is not None
-        for n in ast.walk(value)
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-    )
-
-
 def sure_break_with_args(call: ast.Call, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST]) -> bool:
     """``call`` breaks whenever it runs (it is a break point), or an argument surely does."""
     if any(point is call for point in points):
@@ -94,10 +66,24 @@ def _last_line(node: ast.AST) -> int:
 
 
 def live_at(name: str, point: ast.AST, function: ast.AST) -> bool:
-    """``name`` is read after ``point`` (or by it): the object it holds is rebuilt there."""
+    """``name`` is read after ``point`` (or by it), before it is bound again: the object it
+    holds is rebuilt there."""
     end = _last_line(point)
+    stores = [n.lineno for n in own_nodes(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno > end]
+    rebound = min(stores, default=None)
     return any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno > end or inside(n, point))
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+        and ((end < n.lineno and (rebound is None or n.lineno <= rebound)) or inside(n, point))
+        for n in own_nodes(function)
+    )
+
+
+def rebound_between(name: str, built: ast.AST, point: ast.AST, function: ast.AST) -> bool:
+    """``name`` is bound again after ``built`` and before ``point``: what it holds there is
+    another object."""
+    start, end = _last_line(built), getattr(point, "lineno", 0)
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and start < n.lineno < end
         for n in own_nodes(function)
     )
 
@@ -121,3 +107,33 @@ def enclosing_statement(node: ast.AST, parents: dict[int, ast.AST]) -> ast.stmt 
     while current is not None and not isinstance(current, ast.stmt):
         current = parents.get(id(current))
     return current if isinstance(current, ast.stmt) else None
+
+
+def dominates(first: ast.AST, later: ast.AST, function: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whenever ``later`` runs, ``first`` ran before it in the same call: no ``if`` arm,
+    loop body, ``except`` handler or short-circuited operand holds ``first`` without
+    holding ``later`` too."""
+    child, parent = first, parents.get(id(first))
+    while parent is not None and parent is not function:
+        arm = _arm(parent, child)
+        if arm is not None and not any(inside(later, node) for node in arm):
+            return False
+        child, parent = parent, parents.get(id(parent))
+    return True
+
+
+def _arm(parent: ast.AST, child: ast.AST) -> list[ast.AST] | None:
+    """The statements (or the operand) of ``parent`` that run only sometimes and hold
+    ``child``; None where ``child`` runs whenever ``parent`` does."""
+    if isinstance(parent, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        if child is getattr(parent, "test", None) or child is getattr(parent, "iter", None):
+            return None
+        body: list[ast.AST] = list(parent.body)
+        return body if any(node is child for node in body) else list(parent.orelse)
+    if isinstance(parent, ast.IfExp) and child is not parent.test:
+        return [child]
+    if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+        return [child]
+    if isinstance(parent, (ast.ExceptHandler, ast.match_case)):
+        return list(parent.body)
+    return None

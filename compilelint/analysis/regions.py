@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
@@ -20,6 +20,7 @@ from compilelint.analysis.expressions import BuiltReceiverCall, Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data, join_passed
+from compilelint.analysis.method_attributes import held_methods
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
@@ -103,6 +104,8 @@ class RegionAnalysis:
         # entry name -> the functions of other files it names (a re-export through
         # ``__init__.py``, a method inherited from a base there): what they return, it returns
         self.passed_on: dict[str, tuple[str, ...]] = {}
+        # entry name -> the entries of the methods an attribute holds (``_enter_held_methods``)
+        self.held_entries: dict[str, tuple[str, ...]] = {}
         # what a function of another file returns (qualname as imported here), when known
         self.known_return: Callable[[str], KnownReturn | None] = _nothing_known
         self.module: str | None = None  # this file's dotted name, when known
@@ -117,6 +120,8 @@ class RegionAnalysis:
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
         info, skip_self = self._entry_function(entry.name, entry.root)
+        if info is None and self._enter_held_methods(entry):
+            return
         if info is None:
             self._pass_on(entry)
             return
@@ -131,7 +136,10 @@ class RegionAnalysis:
             state.params.update(passed if entry.positional or entry.keywords else {})
             state.receivers = _joined_receivers(state, entry)
             return
-        state = self._add(info, entry.chain, root=False)
+        # a class's entry runs its constructor: the chain ends in the function's own name, the
+        # one findings' regions and the always-breaking facts are keyed by
+        chain = entry.chain[:-1] + (info.qualname,) if entry.chain and entry.chain[-1] != info.qualname else entry.chain
+        state = self._add(info, chain, root=False)
         state.receivers = _joined_receivers(state, entry)
         self.entry_states[entry.name] = state
         state.incoming[ENTRY] = passed
@@ -149,6 +157,21 @@ class RegionAnalysis:
         extra = objects.extra_keywords(info.node, {**entry.keywords, **entry.objects})
         state.forwarded_keywords = {k: entry.keywords[k] for k in extra if k in entry.keywords}
         state.forwarded_objects = {k: entry.objects[k] for k in extra if k in entry.objects}
+
+    def _enter_held_methods(self, entry: EntryPoint) -> bool:
+        """``Cls.attr`` where ``self.attr`` holds bound methods of the instance (``self.prod =
+        {...}.get(kind, self.prod_default)``): each method it may hold is entered, and what
+        they return is what ``Cls.attr`` returns (``held_entries``)."""
+        cls_name, _, attr = entry.name.rpartition(".")
+        cls = self.index.classes.get(cls_name)
+        methods = held_methods(cls, attr) if cls is not None and not entry.root else ()
+        if not methods:
+            return False
+        names = tuple(f"{cls_name}.{method.name}" for method in methods)
+        self.held_entries[entry.name] = names
+        for name in names:
+            self.add_entry(replace(entry, name=name, chain=entry.chain[:-1] + (name,)))
+        return True
 
     def _is_root(self, info: FunctionInfo) -> bool:
         if self._root_ids is None:
