@@ -56,6 +56,9 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
     if cls.attributes is not None:
         return cls.attributes
     table: dict[str, Kind] = {}
+    elements: dict[str, Kind] = {}
+    filled_only: set[str] = set()  # attributes whose every assignment is an empty display
+    assigned: set[str] = set()
     cls.attributes = table
     for stmt in cls.node.body:  # class-level constants
         if isinstance(stmt, ast.Assign):
@@ -70,6 +73,13 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
         in_init = method.name == "__init__"
         for node in ast.walk(method.node):
             _record(index, cls, table, node, self_name, in_init)
+            _record_element(index, cls, elements, node, method.node, self_name)
+            _note_empty_display(node, self_name, filled_only, assigned)
+    for name, kind in elements.items():
+        # ``self.key_cache = []`` then ``self.key_cache.append(torch.zeros(...))``: the
+        # list holds what was put in it, not the constant its empty display reads as.
+        started_empty = name in filled_only and table.get(name, Kind.NONE) in (Kind.NONE, Kind.STATIC)
+        table[name] = kind if started_empty else table.get(name, Kind.NONE) | kind
     return table
 
 
@@ -93,6 +103,75 @@ def _record(
             table[target.attr] = table.get(target.attr, Kind.NONE) | kind
             if not in_init and isinstance(value, ast.Constant):
                 cls.reset_attributes.add(target.attr)  # set afresh while running
+
+
+FILLING_METHODS = frozenset({"append", "extend", "insert"})
+
+
+def _record_element(
+    index: ModuleIndex,
+    cls: ClassInfo,
+    elements: dict[str, Kind],
+    node: ast.AST,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    self_name: str,
+) -> None:
+    """``self.attr.append(value)``: the kind of what goes into the container ``self.attr``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return
+    holder = node.func.value
+    if node.func.attr not in FILLING_METHODS or not isinstance(holder, ast.Attribute):
+        return
+    if not _is_self(holder.value, self_name):
+        return
+    value = node.args[-1]
+    if isinstance(value, ast.Name):
+        kinds = [_value_kind(index, cls, holder.attr, v, False) for v in _local_values(method, value.id)]
+        kind = Kind.UNKNOWN if not kinds else _joined(kinds)
+    else:
+        kind = _value_kind(index, cls, holder.attr, value, False)
+    elements[holder.attr] = elements.get(holder.attr, Kind.NONE) | kind
+
+
+def _local_values(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
+    """The values a plain ``name = value`` in ``method`` assigns; empty when the name is
+    also bound another way (a loop target, an unpacking), which is not read here."""
+    values: list[ast.expr] = []
+    for node in ast.walk(method):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            values.append(node.value)
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            if not any(node is t for t in _assign_targets(method)):
+                return []
+    return values
+
+
+def _assign_targets(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    return [t for n in ast.walk(method) if isinstance(n, ast.Assign) for t in n.targets]
+
+
+def _joined(kinds: list[Kind]) -> Kind:
+    kind = Kind.NONE
+    for one in kinds:
+        kind |= one
+    return kind
+
+
+def _note_empty_display(node: ast.AST, self_name: str, filled_only: set[str], assigned: set[str]) -> None:
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return
+    empty = isinstance(value, (ast.List, ast.Dict)) and not (value.elts if isinstance(value, ast.List) else value.keys)
+    for target in targets:
+        if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
+            if target.attr not in assigned and empty:
+                filled_only.add(target.attr)
+            elif not empty:
+                filled_only.discard(target.attr)
+            assigned.add(target.attr)
 
 
 def _is_self(node: ast.expr, self_name: str) -> bool:
