@@ -38,8 +38,9 @@ SYNTAX_ERROR = ("CL900", "syntax-error")
 INTERNAL_ERROR = ("CL999", "internal-error")
 PARALLEL_MIN_FILES = 16
 CROSS_FILE_ROUNDS = 4
-# Recompile rules whose findings need the frame to be compiled at all.
-FRAME_DEPENDENT = frozenset({"CL201", "CL202", "CL204"})
+# Rules whose findings hold only in code Dynamo compiles: recompile hazards, and calls
+# that fail only when traced (CL118).
+FRAME_DEPENDENT = frozenset({"CL118", "CL201", "CL202", "CL204"})
 # Graph breaks on values taken from tensor data (branches, asserts, conversions, data-dependent shapes).
 DATA_BREAK_RULES = frozenset({"CL103", "CL104", "CL105", "CL106"})
 
@@ -156,9 +157,9 @@ def _break_rules(settings: Settings, path: str | None) -> list[Rule]:
 
 
 def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
-    """Recompile findings in code Dynamo runs eagerly, because a graph break in a loop made
-    it skip the frame (measured: no graph, no guard from those lines), are dropped: the
-    break, reported by its own rule, is the hazard there."""
+    """Findings of FRAME_DEPENDENT rules in code Dynamo runs eagerly, because a graph break
+    in a loop made it skip the frame (measured: no graph, no guard, no traced call from
+    those lines), are dropped: the break, reported by its own rule, is the hazard there."""
     direct: dict[str, list[ast.AST]] = {}
     data_breaks: set[int] = set()
     for finding in raw:

@@ -68,6 +68,10 @@ def test_flagged_fixture_breaks_as_claimed(fixtures: RuleFixtures, monkeypatch: 
             declared = {gb for f in covering for gb in f.gb_ids}
             if covering and declared and not GB_IDS.get(gb_type, set()) & declared:
                 problems.append(f"{name}: line {line} broke with {gb_type}, findings declare {sorted(declared)}")
+        for _, line in default.error_sites:  # a compile that fails outright (CL118)
+            default_lines.add(line)
+            if not any(Mode.DEFAULT in f.breaks for f in _covering(findings, line)):
+                problems.append(f"{name}: default mode failed at line {line} ({default.error}) no finding claims")
         fullgraph = record(fn, inputs, path, fullgraph=True)
         package_files[Mode.FULLGRAPH].update(site for site, _ in fullgraph.package_sites)
         for _, line in fullgraph.error_sites:
