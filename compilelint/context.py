@@ -239,6 +239,17 @@ class RuleContext:
             child, parent = parent, parent_of(parent)
         return tuple(guards)
 
+    def _value_guards_in(self, node: ast.AST) -> tuple[ast.expr, ...]:
+        """The tests under which the names ``node`` reads hold the tensor it is reported for
+        (``seen = cache.seen() if cache is not None else 0``, then ``torch.arange(seen)``)."""
+        if self.evaluator is None or not self.evaluator.value_guards:
+            return ()
+        guards: list[ast.expr] = []
+        for name in ast.walk(node):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load):
+                guards.extend(g for g in self.evaluator.value_guards.get(name.id, ()) if g not in guards)
+        return tuple(guards)
+
     def in_test_position(self, node: ast.expr) -> bool:
         """True when ``node`` is (part of) the test of an if/while/assert/ternary/comprehension."""
         child: ast.AST = node
@@ -274,6 +285,10 @@ class RuleContext:
         message = message or getattr(rule, "message")
         if not only_when:  # a claim Python may skip on a line Dynamo traced is conditional
             only_when, clause = self.conditions(self.short_circuit_guards(node))
+            held = tuple(ast.unparse(guard) for guard in self._value_guards_in(node))
+            if held:
+                only_when += held
+                clause += f" (its value is a tensor only when `{' and '.join(held)}`)"
             message += clause
         self.sink(
             RawFinding(

@@ -335,8 +335,21 @@ class Evaluator:
         static = self.static_value(node.test)
         if static is not None:
             return self.kind(node.body if static else node.orelse)
-        self.kind(node.test)
-        return self.kind(node.body) | self.kind(node.orelse)
+        test = self.kind(node.test)
+        body, orelse = self.kind(node.body), self.kind(node.orelse)
+        if test == Kind.STATIC:
+            # `cache.seen() if cache is not None else 0`: a Python test picks the tensor or a
+            # number; on the path Dynamo takes with the tensor, its uses break as a tensor's
+            # (measured: GB0033 at `torch.arange(seen, ...)`), so the value is the tensor, under
+            # the test. Not for None on the other side: `mask is None` must stay undecided.
+            for kind, other, guard in (
+                (body, node.orelse, node.test),
+                (orelse, node.body, ast.UnaryOp(op=ast.Not(), operand=node.test)),
+            ):
+                if K.is_data(kind) and _is_number(other):
+                    self.guarded_values[id(node)] = (guard,)
+                    return kind
+        return body | orelse
 
     def joined_str(self, node: ast.JoinedStr) -> Kind:
         for value in node.values:
@@ -556,3 +569,10 @@ def _python_isinstance(test: ast.expr, qualname: Callable[[ast.expr], str | None
     if classes and all(qualname(c) in PYTHON_TYPES for c in classes):
         return test.args[0].id
     return None
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A literal int or float (``0``, ``-1``, ``1.0``), not a bool or None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
