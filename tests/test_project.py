@@ -238,6 +238,33 @@ def test_what_a_helper_in_another_file_returns_reaches_its_caller(tmp_path: Path
     assert ("pkg/model.py", 7, "CL103") in _found(tmp_path)
 
 
+def test_what_a_method_of_another_files_class_returns_reaches_its_caller(tmp_path: Path) -> None:
+    # transformers' HybridCache: a cache filled with tensors in __init__; its length is a tensor
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/cache.py": (
+            "import torch\n"
+            "class Cache:\n"
+            "    def __init__(self, n):\n"
+            "        self.keys = []\n"
+            "        for _ in range(2):\n"
+            "            layer = torch.zeros(2, n)\n"
+            "            self.keys.append(layer)\n"
+            "    def seen(self):\n"
+            "        return self.keys[0][0].any(dim=-1).sum()\n"
+        ),
+        "pkg/model.py": (
+            "import torch\nfrom torch import nn\nfrom .cache import Cache\n"
+            "class Net(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        cache = Cache(x.shape[1])\n"
+            "        start = cache.seen()\n"
+            "        return x + torch.arange(start).sum()\n"
+        ),
+    })  # fmt: skip
+    assert ("pkg/model.py", 8, "CL105") in _found(tmp_path)
+
+
 def test_an_instance_stored_in_another_file_is_followed_in_the_run(tmp_path: Path) -> None:
     # model.py builds a Sampler and hands it to Runner (runner.py), which stores and calls it
     _write(tmp_path, {
