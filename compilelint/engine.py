@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.breaking import always_breaking
+from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.method_attributes import stores_bound_method
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
@@ -351,8 +352,9 @@ def _analyse(
             raw.extend(rule.derive(tuple(raw), analysis))
     if returns_out is not None and caller is not None and caller.module:
         returns_out.update(_entry_returns(analysis, raw, known_returns or {}, caller))
+    own_frames = constructor_calls(raw, analysis, ignored=OWN_FRAME_CODES)  # before the probes go
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
-    return raw, dispatcher.failures, analysis.external_calls()
+    return raw, dispatcher.failures, [*analysis.external_calls(), *own_frames]
 
 
 def _entry_returns(

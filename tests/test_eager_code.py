@@ -217,3 +217,51 @@ def test_breaking_argument_of_a_method_of_an_imported_class() -> None:
                 solver = Solver(x + 1)
                 return solver.scale(brk(x))
         """) == [(-2, "CL105"), (7, "CL124")]
+
+
+def test_a_module_built_after_a_bound_method_break_is_built_in_python() -> None:
+    # measured on torch 2.13: Dynamo compiles up to the statement of `stepper.run(x)` (GB0092)
+    # and runs the rest in Python, so `Box.__init__` is a frame of its own (GB0119 there);
+    # `Stepper`, built before that statement, is traced
+    assert _codes("""\
+        class Stepper(nn.Module):
+            def __init__(self, y):
+                super().__init__()
+                self.y = y
+
+            def run(self, t):
+                return brk(t) * self.y
+
+
+        class Box(nn.Module):
+            def __init__(self):
+                super().__init__()
+
+
+        @torch.compile
+        def integrate(x):
+            stepper = Stepper(x + 1)
+            out = stepper.run(x) + 1
+            box = Box()
+            return out + len(box._modules)
+        """) == [(-2, "CL105"), (12, "CL125"), (18, "CL124")]
+
+
+def test_eval_mode_decides_a_test_on_self_training() -> None:
+    # the else arm of `if self.checkpointing and self.training:` runs in eval mode whatever
+    # the flag; `if self.training:` alone is train mode only: a condition on the finding
+    found = {(f.code, f.only_when != ()) for f in lint_source(HEADER + textwrap.dedent("""\
+        class Cache(nn.Module):
+            def __init__(self):
+                super().__init__()
+
+
+        class TrainOnly(nn.Module):
+            def forward(self, x):
+                cache = Cache()
+                for step in range(2):
+                    if self.training:
+                        x = brk(x)
+                return x
+        """), "m.py").findings}
+    assert ("CL125", True) in found

@@ -320,3 +320,50 @@ def test_what_a_function_of_another_file_returns_is_known_to_its_callers(tmp_pat
     _write(tmp_path, GRAPHS)
     found = sorted((Path(f.path).name, f.line, f.code) for r in lint_paths([str(tmp_path / "graphs")]) for f in r.findings)
     assert found == [("loop.py", 6, "CL106")]
+
+
+# Measured on torch 2.13 (backend eager, default mode): the decoder's layer loop breaks, so
+# Dynamo skips its frame and the cache is built in Python; the cache's `__init__` and its
+# base's are compiled as frames of their own and break at `super().__init__()` (GB0119).
+OWN_FRAME_CONSTRUCTORS = {
+    "pkg/__init__.py": "",
+    "pkg/cache.py": (
+        "from torch import nn\n"
+        "\n"
+        "class Cache(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "\n"
+        "class GrowingCache(Cache):\n"
+        "    def __init__(self, layers=None):\n"
+        "        super().__init__()\n"
+        "        self.keys = []\n"
+    ),
+    "pkg/model.py": (
+        "import torch\n"
+        "from torch import nn\n"
+        "from pkg.cache import GrowingCache\n"
+        "\n"
+        "class Decoder(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        cache = GrowingCache()\n"
+        "        for step in range(2):\n"
+        "            if x.sum() > 0:\n"
+        "                x = -x\n"
+        "        return x\n"
+    ),
+}
+
+
+def test_a_module_built_in_code_run_in_python_breaks_in_its_own_file(tmp_path: Path) -> None:
+    _write(tmp_path, OWN_FRAME_CONSTRUCTORS)
+    found = _found(tmp_path)
+    assert {site for site in found if site[2] == "CL125"} == {("pkg/cache.py", 5, "CL125"), ("pkg/cache.py", 9, "CL125")}
+    assert ("pkg/model.py", 9, "CL103") in found
+
+
+def test_a_module_built_in_traced_code_is_not_an_own_frame(tmp_path: Path) -> None:
+    files = dict(OWN_FRAME_CONSTRUCTORS)
+    files["pkg/model.py"] = files["pkg/model.py"].replace("if x.sum() > 0:", "if step > 0:")
+    _write(tmp_path, files)
+    assert not {site for site in _found(tmp_path) if site[2] == "CL125"}

@@ -54,12 +54,17 @@ def break_points(
 
 
 def eager_after(
-    function: ast.AST, points: Sequence[ast.AST], parents: dict[int, ast.AST], index: ModuleIndex | None = None
+    function: ast.AST,
+    points: Sequence[ast.AST],
+    parents: dict[int, ast.AST],
+    index: ModuleIndex | None = None,
+    decided: frozenset[int] = frozenset(),
 ) -> int | None:
     """The line after which ``function`` runs in Python with Dynamo's hook on (0: all of
     it), or None when no sure break in a loop, a ``try`` body or a ``with`` block of a
-    context manager of ``index``'s file makes Dynamo give up."""
-    sure = [point for point in points if happens_with_its_block(point, function, parents)]
+    context manager of ``index``'s file makes Dynamo give up. ``decided``: lines of the
+    ``if`` statements whose test the analysis knew (``RegionAnalysis.decided_ifs``)."""
+    sure = [point for point in points if happens_with_its_block(point, function, parents, decided)]
     lines = [line for line in (skipped_after(function, sure), _unresumable_line(sure, function, parents, index)) if line is not None]
     return min(lines, default=None)
 
@@ -96,13 +101,19 @@ def users_context_manager(expr: ast.expr, index: ModuleIndex) -> bool:
     return function is not None and any(d.endswith("contextmanager") for d in index.decorator_names(function.node))
 
 
-def happens_with_its_block(point: ast.AST, function: ast.AST, parents: dict[int, ast.AST]) -> bool:
+def happens_with_its_block(
+    point: ast.AST, function: ast.AST, parents: dict[int, ast.AST], decided: frozenset[int] = frozenset()
+) -> bool:
     """``point`` runs whenever the statements around it do: no ``if`` arm, conditional
     expression, later ``and``/``or`` operand or ``except`` handler lies between it and
-    ``function``."""
+    ``function``. The arm of an ``if`` whose test the analysis knew (a line in ``decided``)
+    is no condition: only the arm taken was analysed, so a point found there is in it
+    (``if self.gradient_checkpointing and self.training:`` with the flag off)."""
     child, parent = point, parents.get(id(point))
     while parent is not None and parent is not function:
-        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+        if isinstance(parent, ast.If) and child is not parent.test and parent.lineno in decided:
+            pass
+        elif isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             return False
         if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
             return False

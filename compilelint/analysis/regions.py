@@ -116,6 +116,9 @@ class RegionAnalysis:
         self.decided_ifs: set[int] = set()  # `if` lines the reporting pass found decided
         # id(call) -> method calls on objects the calling function built (Evaluator.built_receivers)
         self.built_receiver_calls: dict[int, tuple[FunctionState, BuiltReceiverCall]] = {}
+        # ids of the ``__init__`` functions another file's Python-run code builds their class
+        # with: Dynamo compiles each as a frame of its own (compilelint.analysis.own_frames)
+        self.constructor_frames: set[int] = set()
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
@@ -127,6 +130,11 @@ class RegionAnalysis:
             return
         if info.disabled or info.opaque:
             return
+        if entry.root and info.name == "__init__":
+            # a constructor run as a frame of its own: its arguments are what the call
+            # passed, not a root's guessed tensors, and it is otherwise an ordinary entry
+            self.constructor_frames.add(id(info))
+            entry = replace(entry, root=False)
         passed = bind_kinds(info.node, entry.positional, entry.keywords, skip_self=skip_self)
         if entry.root or self._is_root(info):  # what no caller shows stays a root's reading
             guessed = root_parameter_kinds(info)
