@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilelint.analysis.comprehension_frames import COMPREHENSIONS, Iterates, free_names, holds_tensors, is_torch_module, iterates, local_names
-from compilelint.analysis.eager_code import break_points, eager_after, happens_with_its_block, inside
+from compilelint.analysis.eager_code import break_points, happens_with_its_block, inside
+from compilelint.analysis.python_frames import NO_OPS, python_runs
+from compilelint.analysis.traced_ops import OP_NODES, SEVERAL, FunctionOps, records
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.context import RawFinding, RuleContext
 from compilelint.findings import Mode
@@ -26,6 +28,8 @@ class _Candidate:
 
 # The comprehensions of each file's analysis that touch tensors, from ``check`` to ``derive``.
 _CANDIDATES: weakref.WeakKeyDictionary[RegionAnalysis, list[_Candidate]] = weakref.WeakKeyDictionary()
+# What each function's walked code records in Dynamo's graph (``traced_ops``), likewise.
+_OPS: weakref.WeakKeyDictionary[RegionAnalysis, dict[str, FunctionOps]] = weakref.WeakKeyDictionary()
 
 
 class ComprehensionOwnFrame(Rule):
@@ -36,15 +40,18 @@ class ComprehensionOwnFrame(Rule):
     module) and iterates a list, dict, set, string, `zip`/`enumerate`/`map`, a module
     container or `.parameters()`, when Python runs it as a frame of its own: in code after
     a graph break in a loop, a `try` body or a `with` block of your own context manager in
-    the same function, or, for iterators
-    other than lists and strings, when the comprehension itself breaks the graph.
+    the same function; in a frame Dynamo skips because nothing in it, or in its rest after
+    its last graph break, lands in the graph; in a function such code calls; or, for
+    iterators other than lists and strings, when the comprehension itself breaks the graph.
 
     ## Why is this bad?
     On Python 3.11 a comprehension is a function called with an iterator. When Dynamo
     gives up on the code around it, Python calls that function with Dynamo's frame hook
     on, and Dynamo compiles it as a frame of its own whenever it touches tensors. The
     iterator is then an input Dynamo cannot step (GB4347 "Missing tp_iternext"), so the
-    comprehension runs in Python too, with each call in it compiled apart. Measured on
+    comprehension runs in Python too, with each call in it compiled apart. A frame whose
+    trace records no operation (no torch call, tensor method or operator) is given up on
+    the same way ("No ops traced for the FX graph"). Measured on
     torch 2.13 (default mode and `dynamic=True`); tuples, `range`, tensors and `x.shape`
     are iterated fine. `fullgraph=True` stops at the first break, so it never gets here.
     Python 3.12 inlines comprehensions (PEP 709): the rule is silent there.
@@ -80,12 +87,15 @@ class ComprehensionOwnFrame(Rule):
     message = "Dynamo compiles this comprehension as a frame of its own and cannot step its iterator (GB4347)"
     gb_ids = ("GB4347",)
     breaks = (Mode.DEFAULT,)
-    nodes = COMPREHENSIONS
+    nodes = (*COMPREHENSIONS, *OP_NODES)
     derived_from_breaks = True
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        assert isinstance(node, COMPREHENSIONS)
         if ctx.function is None or ctx.analysis is None or sys.version_info >= (3, 12):
+            return
+        if isinstance(node, OP_NODES):
+            _note_operation(node, ctx)
+        if not isinstance(node, COMPREHENSIONS):
             return
         what = iterates(node.generators[0].iter, ctx.function, ctx.qualname)
         if what is None or not _touches_tensors(node, ctx):
@@ -96,8 +106,12 @@ class ComprehensionOwnFrame(Rule):
         candidates = _CANDIDATES.pop(analysis, [])
         if not candidates:
             return []
-        points = break_points(breaks, analysis, ignored=(self.code,))
+        ops = _OPS.pop(analysis, {})
         states = {state.info.qualname: state for state in analysis.regions()}
+        for name in states:
+            ops.setdefault(name, FunctionOps())  # walked, whether or not it holds an operation
+        points = break_points(breaks, analysis, ignored=(self.code,))
+        runs = python_runs(analysis, points, breaks, ops, ignored=self.code)
         found: list[RawFinding] = []
         for candidate in candidates:
             state = states.get(candidate.region[-1]) if candidate.region else None
@@ -105,9 +119,9 @@ class ComprehensionOwnFrame(Rule):
                 continue
             own = points.get(state.info.qualname, [])
             parents = analysis.parents_of(state.info.node)
-            eager = eager_after(state.info.node, own, parents, analysis.index)
-            if eager is not None and candidate.node.lineno > eager:
-                why = "Dynamo runs this code in Python after a graph break it cannot resume from (in a loop, a `try` or a `with`)"
+            run = runs.get(state.info.qualname)
+            if run is not None and candidate.node.lineno > run.line:
+                why = run.why
             elif candidate.iterates is Iterates.OTHER and _breaks_inside(candidate.node, own, state.info.node, parents):
                 why = "this comprehension breaks the graph, so Dynamo calls it as a frame of its own"
             else:
@@ -121,8 +135,8 @@ class ComprehensionOwnFrame(Rule):
             name=self.name,
             message=(
                 f"{why}; on Python 3.11 it compiles the comprehension on its own and cannot step "
-                f"its iterator ({candidate.iterates.value}: GB4347), so it runs in Python; iterate a tuple, "
-                "or remove the break"
+                f"its iterator ({candidate.iterates.value}: GB4347), so it runs in Python; iterate a tuple"
+                + ("" if why == NO_OPS else ", or remove the break")
             ),
             node=candidate.node,
             statement=candidate.statement,
@@ -131,6 +145,22 @@ class ComprehensionOwnFrame(Rule):
             gb_ids=self.gb_ids,
             fix=None,
         )
+
+
+def _note_operation(node: ast.AST, ctx: RuleContext) -> None:
+    assert ctx.function is not None and ctx.analysis is not None
+    callee = ctx.callee(node) if isinstance(node, ast.Call) else None
+    verdict = records(node, ctx.kind, ctx.builtin, ctx.qualname, callee.qualname if callee else None, ctx.parent(node))
+    if verdict is False:
+        return
+    found = _OPS.setdefault(ctx.analysis, {}).setdefault(ctx.function.qualname, FunctionOps())
+    placed = node.iter if isinstance(node, ast.comprehension) else node  # a generator has no position
+    if verdict is True or verdict == SEVERAL:
+        found.ops.append(placed)
+        if verdict == SEVERAL:
+            found.several.append(placed)
+    else:
+        found.calls.append((placed, str(verdict)))
 
 
 def _touches_tensors(node: ast.expr, ctx: RuleContext) -> bool:

@@ -101,6 +101,8 @@ def torch_function_kind(name: str, node: ast.Call) -> Kind:
         return Kind.TENSOR | Kind.BOOL
     if name == f"torch.{last}" and last in K.DATA_SIZED_FUNCTIONS:
         return Kind.TENSOR | Kind.DATA_SIZED
+    if name == "torch.autograd.grad":
+        return Kind.TENSOR | Kind.CONTAINER  # a tuple: one gradient per input
     if name == "torch.where" and len(node.args) == 1 and not node.keywords:
         return Kind.TENSOR | Kind.CONTAINER | Kind.DATA_SIZED  # a tuple of index tensors, one per dimension
     return Kind.TENSOR

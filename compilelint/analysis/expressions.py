@@ -212,11 +212,12 @@ class Evaluator:
             return None
         left, right = test.left, test.comparators[0]
         name = left if isinstance(right, ast.Constant) and right.value is None else None
-        if not isinstance(name, ast.Name) or name.id not in self.env:
+        if not isinstance(name, ast.Name):
             return None
         if name.id in self.none_names:  # a None default no call replaces
             return isinstance(test.ops[0], ast.Is)
-        kind = self.env[name.id]
+        # a comprehension's name is gone from env once it is evaluated: its kind there stays
+        kind = self.env[name.id] if name.id in self.env else self.cache.get(id(name), Kind.NONE)
         if not kind & Kind.TENSOR or kind & NOT_SURELY_A_TENSOR:
             return None
         return isinstance(test.ops[0], ast.IsNot)
@@ -333,9 +334,9 @@ class Evaluator:
 
     def if_exp(self, node: ast.IfExp) -> Kind:
         static = self.static_value(node.test)
+        test = self.kind(node.test)  # cached, so that the walk after sees the test decided too
         if static is not None:
             return self.kind(node.body if static else node.orelse)
-        test = self.kind(node.test)
         body, orelse = self.kind(node.body), self.kind(node.orelse)
         if test == Kind.STATIC:
             # `cache.seen() if cache is not None else 0`: a Python test picks the tensor or a

@@ -85,7 +85,7 @@ def _propagate(
         name
         for name, nodes in points.items()
         if name in by_name
-        and any(id(node) in data_breaks or _on_every_path(node, by_name[name].node, parents_of) for node in nodes)
+        and any(id(node) in data_breaks or on_every_path(node, by_name[name].node, parents_of) for node in nodes)
     }
     calls: dict[str, list[tuple[ast.Call, FunctionInfo]]] = {}
     pending = list(always)
@@ -101,7 +101,7 @@ def _propagate(
             if not new:
                 continue
             points.setdefault(caller.qualname, []).extend(new)
-            if caller.qualname not in always and any(_on_every_path(call, caller.node, parents_of) for call in new):
+            if caller.qualname not in always and any(on_every_path(call, caller.node, parents_of) for call in new):
                 always.add(caller.qualname)
                 pending.append(caller.qualname)
     return points, always
@@ -110,7 +110,7 @@ def _propagate(
 CONDITIONAL = (ast.If, ast.IfExp, ast.BoolOp, ast.Try, ast.While, ast.Match, ast.comprehension)
 
 
-def _on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[FunctionNode], dict[int, ast.AST]]) -> bool:
+def on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[FunctionNode], dict[int, ast.AST]]) -> bool:
     """``point`` runs on every call of ``function`` that returns: not under a test, a ``try``
     or a ``while``, and no ``return`` before it (a ``raise`` before it rejects bad input,
     torchsde's ``BrownianInterval.__init__``: the calls that go on all reach it)."""
