@@ -59,29 +59,32 @@ def python_runs(
     free = free_functions(ops)
     states = {state.info.qualname: state for state in analysis.regions()}
     lines = _break_lines(breaks, points, ignored)
-    own = {name for name, state in states.items() if state.root or _always_breaks(state, points.get(name, []), analysis)}
-    found: dict[str, PythonRun] = {}
-    pending = sorted(own)
+    own = {name for name, state in states.items() if state.root}
+
+    def run_of(name: str) -> PythonRun | None:
+        state = states[name]
+        return _python_run(state, points.get(name, []), lines.get(name, set()), ops.get(name), free, analysis, name in own)
+
+    found = {name: run for name in states if (run := run_of(name)) is not None}
+    pending = sorted(found)
     while pending:
         name = pending.pop()
-        state = states.get(name)
-        if state is None:
-            continue
-        run = _python_run(state, points.get(name, []), lines.get(name, set()), ops.get(name), free, analysis)
-        if run is None or (name in found and found[name].line <= run.line):
-            continue
-        found[name] = run
         for call, callee in ops[name].calls if name in ops else ():
-            if getattr(call, "lineno", 0) > run.line and callee not in own:
-                own.add(callee)
-                pending.append(callee)
+            if getattr(call, "lineno", 0) > found[name].line and callee not in own and callee in states:
+                own.add(callee)  # called from Python: a frame of its own
+                run = run_of(callee)
+                if run is not None and (callee not in found or run.line < found[callee].line):
+                    found[callee] = run
+                    pending.append(callee)
     return found
 
 
 def _python_run(
     state: FunctionState, points: list[ast.AST], break_lines: set[int], found: FunctionOps | None,
-    free: frozenset[str], analysis: RegionAnalysis,
+    free: frozenset[str], analysis: RegionAnalysis, own_frame: bool,
 ) -> PythonRun | None:  # fmt: skip
+    """Where ``state``'s function runs in Python; a function that never breaks is skipped
+    for recording nothing only where it is a frame of its own (``own_frame``), not inlined."""
     function = state.info.node
     parents = analysis.parents_of(function)
     runs: list[PythonRun] = []
@@ -91,7 +94,7 @@ def _python_run(
     if found is None:
         return min(runs, key=lambda run: run.line, default=None)
     resumes = _trace_start(function, points, break_lines, analysis)
-    if resumes is not None and not records_after(found, *resumes, free):
+    if resumes is not None and (own_frame or resumes[0] is not None) and not records_after(found, *resumes, free):
         runs.append(PythonRun(_end(resumes[1]), NO_OPS))
     for statement in _breaking_tries(function, points, analysis):
         start = _trace_start(function, points, break_lines, analysis, before=statement.lineno)
@@ -164,11 +167,6 @@ def _held(point: ast.AST, function: ast.AST, analysis: RegionAnalysis, around: t
             return True
         parent = parents.get(id(parent))
     return False
-
-
-def _always_breaks(state: FunctionState, points: list[ast.AST], analysis: RegionAnalysis) -> bool:
-    function = state.info.node
-    return any(on_every_path(p, function, analysis.parents_of) for p in points)
 
 
 def _break_lines(breaks: Sequence[Break], points: Mapping[str, list[ast.AST]], ignored: str) -> dict[str, set[int]]:
