@@ -9,9 +9,10 @@ Two ways lead there (measured on torch 2.13, CPU, backend eager, default mode an
   of its own, or the rest of one after its last graph break, is skipped when nothing from
   there to its return lands in the graph ("No ops traced for the FX graph").
 
-A function is a frame of its own when Dynamo starts there (a root), when it breaks the
-graph on every path (its caller breaks at the call and Python calls it), or when code
-that runs in Python calls it. What Python runs, comprehensions included, is offered to
+A function is a frame of its own when Dynamo starts there (what ``torch.compile`` is
+given: a module's ``forward`` may be a submodule's, inlined into its caller's trace), when
+it breaks the graph on every path (its caller breaks at the call and Python calls it), or
+when code that runs in Python calls it. What Python runs, comprehensions included, is offered to
 Dynamo again, frame by frame (``comprehension_frames``).
 """
 
@@ -59,7 +60,9 @@ def python_runs(
     free = free_functions(ops)
     states = {state.info.qualname: state for state in analysis.regions()}
     lines = _break_lines(breaks, points, ignored)
-    own = {name for name, state in states.items() if state.root}
+    # Dynamo starts at what ``torch.compile`` is given; a module's forward may as well be
+    # inlined into a bigger model's trace, where its lack of operations does not matter
+    own = {name for name, state in states.items() if state.root and state.info.compiled}
 
     def run_of(name: str) -> PythonRun | None:
         state = states[name]
