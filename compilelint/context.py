@@ -101,12 +101,20 @@ class RuleContext:
         targets = self.package_targets(call)
         if not targets:
             return None
-        if any(isinstance(a, ast.Starred) for a in call.args):
-            positional: tuple[Kind, ...] = ()
-        else:
-            positional = tuple(self.kind(a) for a in call.args)
-        keywords = tuple((k.arg, self.kind(k.value)) for k in call.keywords if k.arg)
+        positional, keywords = self._passed_kinds(call)
         return merge_reached([self.packages.reached(target, positional, keywords) for target in targets])
+
+    def _passed_kinds(self, call: ast.Call) -> tuple[tuple[Kind, ...], tuple[tuple[str, Kind], ...]]:
+        positional = () if any(isinstance(a, ast.Starred) for a in call.args) else tuple(self.kind(a) for a in call.args)
+        return positional, tuple((k.arg, self.kind(k.value)) for k in call.keywords if k.arg)
+
+    def package_returns_stop_value(self, call: ast.Call) -> bool:
+        """``call`` runs an installed package's function that may return a value it read off
+        ``StopIteration.value`` (a generator driver such as ``trampoline``)."""
+        if self.packages is None or self.evaluator is None:
+            return False
+        positional, keywords = self._passed_kinds(call)
+        return any(self.packages.returns_stop_value(target, positional, keywords) for target in self.package_targets(call))
 
     def package_targets(self, call: ast.Call) -> tuple[str, ...]:
         """``package_target``, or every imported function a local name may hold."""

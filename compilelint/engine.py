@@ -14,6 +14,7 @@ from compilelint.analysis.breaking import always_breaking
 from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.method_attributes import stores_bound_method
+from compilelint.analysis.stop_values import returns_stop_value
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.budget import NO_DEADLINE, BudgetExceeded, Deadline, too_large
@@ -244,7 +245,8 @@ def _joined_returns(returns: Sequence[KnownReturn]) -> KnownReturn | None:
     if len(lengths) == 1 and -1 not in lengths:
         elements = tuple(_join_kinds(kinds) for kinds in zip(*(known.elements or () for known in returns)))
     classes = tuple(dict.fromkeys(name for known in returns for name in known.classes))
-    return KnownReturn(kind, elements, classes, all(known.breaks for known in returns))
+    breaks = all(known.breaks for known in returns)
+    return KnownReturn(kind, elements, classes, breaks, stop_value=any(known.stop_value for known in returns))
 
 
 def _join_kinds(kinds: Sequence[Kind]) -> Kind:
@@ -369,13 +371,14 @@ def _entry_returns(
         breaks = state.info.qualname in always
         built = analysis.index.classes.get(name)  # an entry naming a class: its constructor
         holds = built is not None and stores_bound_method(built)
-        if state.returns != Kind.NONE or breaks or holds:
+        stop = returns_stop_value(state.info.node)
+        if state.returns != Kind.NONE or breaks or holds or stop:
             elements = tuple(state.return_elements) if state.return_elements is not None else None
             kind = state.returns if state.returns != Kind.NONE else Kind.UNKNOWN
             if built is not None:  # an instance, as a class of the caller's own file builds it
                 kind = Kind.MODULE if built.is_module else Kind.UNKNOWN
             classes = _absolute_names(state.returned_classes, caller)
-            found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks, holds)
+            found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks, holds, stop)
     for name, held in analysis.held_entries.items():  # Cls.attr holding bound methods: theirs, joined
         joined = _joined_returns([found[f"{module}.{entry}"] for entry in held if f"{module}.{entry}" in found])
         if joined is not None:
@@ -612,7 +615,7 @@ def _informative(known: KnownReturn) -> bool:
     """Whether a caller could analyse differently knowing this return."""
     plain = Kind.UNKNOWN | Kind.STATIC
     elements = known.elements or ()
-    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes) or known.holds_own_methods
+    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes) or known.holds_own_methods or known.stop_value
 
 
 def _facts_for(result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]]) -> CrossFileFacts:

@@ -54,6 +54,9 @@ class KnownReturn:
     # analysis.method_attributes): one built in compiled code cannot be rebuilt at a graph
     # break while it is live (CL124, GB0092)
     holds_own_methods: bool = False
+    # it may return a generator's return value read off ``StopIteration.value`` (a trampoline,
+    # analysis.stop_values): Dynamo cannot type it, and using it breaks the graph (CL135)
+    stop_value: bool = False
 
 
 @dataclass

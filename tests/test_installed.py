@@ -702,3 +702,56 @@ def test_holder_claims_are_what_dynamo_does(tmp_path: Path, monkeypatch: pytest.
         broke = record(getattr(holding, function), [(torch.randn(3),)], api, fullgraph=False).breaks
         gb092 = sorted({line for _, line, gb_type in broke if gb_type == "Reconstruction failure"})
         assert gb092 == [line for line, code in HOLDER_CLAIMS[function] if code == "CL124"], function
+
+
+# torchsde's Brownian interval drives generators with the `trampoline` package, which
+# returns what they returned, read off StopIteration.value; and it calls its tree nodes'
+# private methods on objects read from lists (intervals[0]._increment_and_levy_area()).
+DRIVER_PACKAGE = {
+    "driver-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: driver\nVersion: 0.1\n",
+    "driver/__init__.py": (
+        "def run(gen):\n"
+        "    try:\n        next(gen)\n"
+        "    except StopIteration as e:\n        retval = e.value\n"
+        "    return retval\n"
+    ),
+    "intervals-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: intervals\nVersion: 0.1\n",
+    "intervals/__init__.py": "from .nodes import query\n",
+    "intervals/nodes.py": (
+        "import driver\n"
+        "class Node:\n"
+        "    def __init__(self, w):\n        self.w = w\n"
+        "    def _pair(self):\n"
+        "        if False:\n            yield\n"
+        "        return self.w, self.w + 1\n"
+        "    def _value(self):\n"
+        "        w, h = driver.run(self._pair())\n"
+        "        return w * h\n"
+        "def query(x):\n"
+        "    nodes = [Node(x)]\n"
+        "    return nodes[0]._value()\n"
+    ),
+}
+
+
+def test_a_value_an_installed_package_read_off_stop_iteration_is_used(tmp_path: Path) -> None:
+    # Summary.stop_value of driver.run; Node._value reached through the one class defining it
+    _write(tmp_path / "site", DRIVER_PACKAGE)
+    user = "import torch\nimport intervals\nclass Block(torch.nn.Module):\n    def forward(self, x):\n        return intervals.query(x)\n"
+    assert _reached(user, tmp_path / "site") == [("intervals/nodes.py", 10, "CL135")]
+
+
+@pytest.mark.dynamo
+def test_the_stop_value_claim_is_what_dynamo_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from dynamo_recorder import record
+
+    _write(tmp_path / "site", DRIVER_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    import intervals
+
+    nodes = str(tmp_path / "site" / "intervals" / "nodes.py")
+    for fullgraph in (False, True):
+        result = record(intervals.query, [(torch.randn(3),)], nodes, fullgraph=fullgraph)
+        untyped = {line for _, line, gb_type in result.breaks if gb_type == "Unsupported python_type() call"}
+        assert untyped | {line for _, line in result.error_sites} == {10}, (fullgraph, result)

@@ -30,7 +30,7 @@ from compilelint.analysis.dispatch_targets import (
 )
 from compilelint.analysis.expressions import Env, Evaluator, Target
 from compilelint.analysis.kinds import Kind, join_passed
-from compilelint.analysis.method_attributes import held_methods
+from compilelint.analysis.method_attributes import held_methods, private_method_owners
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
 from compilelint.analysis.parameters import bind_arguments, parameter_names, passed_names
 from compilelint.project import ExternalCall, join_receivers
@@ -115,8 +115,8 @@ class FunctionScope:
         if isinstance(call.func, ast.Subscript) and not self._own_attribute(call.func.value):
             return self._table_targets(call, evaluator)
         single = self._resolve_one(call, evaluator)
-        if single is None:
-            return []
+        if single is None:  # intervals[0]._increment_and_levy_area(): the one class defining it
+            return [Target(method, True) for method in private_method_owners(self.analysis.index, call.func, evaluator.kind)]
         targets = [Target(*single)]
         if single[0].owner is None and single[0].parent is None:
             targets += [Target(wrapper, False, gives_result=False) for wrapper in wrappers(index, single[0])]

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import ast
 
+from collections.abc import Callable
+
 from compilelint.analysis.frames import own_nodes
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo
+from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 HeldMethods = dict[str, tuple[FunctionInfo, ...]]
 
@@ -79,3 +82,21 @@ def _methods_in(value: ast.expr, self_name: str, cls: ClassInfo) -> tuple[Functi
             if method is not None and not method.is_static:
                 found.append(method)
     return tuple(found)
+
+
+def private_method_owners(index: ModuleIndex, func: ast.expr, kind: Callable[[ast.expr], Kind]) -> list[FunctionInfo]:
+    """``obj._name(...)`` on an object the analysis cannot see, where ``_name`` (one leading
+    underscore: the module's own) is a method of one class of this file and the subclasses
+    here that override it: those methods. torchsde's Brownian interval calls
+    ``intervals[0]._increment_and_levy_area()`` on the nodes of its own tree."""
+    if not isinstance(func, ast.Attribute) or not func.attr.startswith("_") or func.attr.startswith("__"):
+        return []
+    if isinstance(func.value, ast.Name) and (func.value.id in index.classes or func.value.id in index.module_names):
+        return []
+    if kind(func.value) != Kind.UNKNOWN:
+        return []
+    owners = [cls for cls in index.classes.values() if func.attr in cls.methods]
+    tops = [cls for cls in owners if not any(base is not cls and func.attr in base.methods for base in cls.mro())]
+    if len(tops) != 1:
+        return []
+    return [cls.methods[func.attr] for cls in owners if not cls.methods[func.attr].is_static]

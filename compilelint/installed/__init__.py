@@ -87,6 +87,17 @@ class PackageCalls:
         sites = tuple(site for site in summary.sites if site.code in self.enabled or site.code in PACKAGE_CODES)
         return ReachedBreaks(summary, sites) if sites else None
 
+    def returns_stop_value(self, target: str, positional: Sequence[Kind], keywords: Sequence[tuple[str, Kind]]) -> bool:
+        """Whether the package function may return a ``StopIteration.value`` (Summary.stop_value)."""
+        package = self.follower.locator.package(target.split(".", 1)[0])
+        if package is None or self._inside(package.root):
+            return False
+        summary = self.follower.summary(target, positional, keywords)
+        if summary is None:
+            return False
+        self.depends_on.update(summary.depends_on)
+        return summary.stop_value
+
     def _inside(self, root: str) -> bool:
         return self.path == root or self.path.startswith(root.rstrip(os.sep) + os.sep)
 

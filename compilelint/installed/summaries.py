@@ -65,6 +65,8 @@ class Summary:
     # "package:<root folder>" of this package and of those it calls into (compilelint.cache)
     depends_on: tuple[str, ...]
     files: tuple[str, ...] = ()  # the package files the call runs into (absolute)
+    # the function may return a ``StopIteration.value`` it read (KnownReturn.stop_value)
+    stop_value: bool = False
 
 
 def summary_key(name: str, positional: Sequence[Kind], keywords: Iterable[tuple[str, Kind]], root: bool) -> str:
@@ -144,9 +146,12 @@ class PackageFollower:
         depends = {f"package:{package.root}"}
         for result in results.values():
             depends.update(result.depends_on)
-        summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)))
+        known = returns.get(f"{located.module}.{located.name}")
+        stop_value = known is not None and known.stop_value
+        summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)), stop_value)
         entry = {
             "sites": [s.to_json() for s in sites],
+            "stop_value": stop_value,
             "depends_on": summary.depends_on,
             "files": {path: file_stamp(path) for path in results},
         }
@@ -265,7 +270,7 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
 
 def _from_entry(target: str, package: Package, entry: Any) -> Summary:
     sites = tuple(InnerSite.from_json(site) for site in entry["sites"])
-    return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])))
+    return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])), bool(entry.get("stop_value", False)))
 
 
 def with_follow(settings: Settings) -> Settings:
