@@ -305,3 +305,12 @@ def test_getattr_with_a_formatted_name_reads_the_attributes_so_named() -> None:
     from compilelint.engine import lint_source
 
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(10, "CL201")]
+
+
+def test_the_tensor_method_table_covers_the_installed_torch() -> None:
+    torch = pytest.importorskip("torch")
+    from compilelint.analysis.kinds import tensor_attribute_names
+
+    installed = {n for n in dir(torch.Tensor) if not (n.startswith("__") and n.endswith("__"))}
+    missing = sorted(installed - tensor_attribute_names())
+    assert not missing, f"torch {torch.__version__} has Tensor attributes the table lacks: {missing[:10]}; run bench/tensor_methods.py"

@@ -208,6 +208,8 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
 def _tensor_method_kind(evaluator: Evaluator, method: str, node: ast.Call) -> Kind:
     if method in K.NOT_TENSOR_METHODS:  # the "tensor" was a dict, list or string after all
         return Kind.UNKNOWN
+    if not K.is_tensor_method(method):  # `cache.get_seq_length()` of a `cache: torch.Tensor` annotation
+        return Kind.UNKNOWN
     if method in K.TENSOR_DATA_METHODS:
         return Kind.DATA_SCALAR
     if method in K.TENSOR_SHAPE_METHODS:

@@ -8,6 +8,9 @@ known; anything we cannot see through is ``UNKNOWN`` and stays quiet.
 from __future__ import annotations
 
 import enum
+import functools
+import json
+from importlib import resources
 
 
 class Kind(enum.IntFlag):
@@ -267,6 +270,21 @@ NOT_TENSOR_METHODS = frozenset(
     {"items", "keys", "values", "get", "append", "extend", "update", "setdefault", "insert", "remove",
      "index", "count", "popitem", "startswith", "endswith", "join", "format", "lower", "upper", "strip"}
 )
+
+@functools.cache
+def tensor_attribute_names() -> frozenset[str]:
+    """``dir(torch.Tensor)`` and ``dir(torch.distributions.Distribution)`` without dunders,
+    over the releases in the shipped table (compilelint/data/tensor_methods.json, written by
+    bench/tensor_methods.py)."""
+    text = (resources.files("compilelint") / "data" / "tensor_methods.json").read_text(encoding="utf-8")
+    return frozenset(json.loads(text)["names"])
+
+
+def is_tensor_method(name: str) -> bool:
+    """A name ``torch.Tensor`` (or a distribution, which we also kind as a tensor) has;
+    dunders are left to Python's own rules."""
+    return name.startswith("__") or name in tensor_attribute_names()
+
 
 # Methods only tensors have: not NumPy arrays, Python numbers, containers or strings, nor
 # nn.Modules (which share .cpu/.float/.to with tensors). A value we know nothing about
