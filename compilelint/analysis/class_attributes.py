@@ -77,9 +77,10 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
             _note_empty_display(node, self_name, filled_only, assigned)
     for name, kind in elements.items():
         # ``self.key_cache = []`` then ``self.key_cache.append(torch.zeros(...))``: the
-        # list holds what was put in it, not the constant its empty display reads as.
-        started_empty = name in filled_only and table.get(name, Kind.NONE) in (Kind.NONE, Kind.STATIC)
-        table[name] = kind if started_empty else table.get(name, Kind.NONE) | kind
+        # list holds what was put in it, not the constant its empty display reads as. A
+        # container built another way (``nn.ModuleList()``) keeps the kind of its builder.
+        if name in filled_only and table.get(name, Kind.NONE) in (Kind.NONE, Kind.STATIC):
+            table[name] = kind
     return table
 
 
