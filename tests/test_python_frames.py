@@ -146,3 +146,23 @@ def test_operations_inside_the_try_give_no_checkpoint() -> None:
                     pass
                 return x
         """, REGISTRY) == [(-5, "CL105"), (3, "CL123")]
+
+
+@py311
+def test_the_frame_given_up_on_starts_at_the_break_before() -> None:
+    # measured on torch 2.13: the resume function after .item() has no checkpoint before the
+    # `try` and is skipped whole (GB4347 at `late`); `early` was traced into the first graph
+    assert _codes("""\
+        class Net(nn.Module):
+            def forward(self, x):
+                early = {k: getattr(self, "training") for k in FLAGS.keys()}
+                y = x + 1
+                y = y * 2
+                n = y.sum().item()
+                late = {k: getattr(self, "training") for k in FLAGS.keys()}
+                try:
+                    x = brk(y)
+                finally:
+                    pass
+                return x, n, early, late
+        """, REGISTRY) == [(-5, "CL105"), (6, "CL105"), (7, "CL123")]
