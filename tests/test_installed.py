@@ -397,7 +397,7 @@ def test_an_attribute_holding_a_plain_value_calls_nothing(tmp_path: Path) -> Non
 
 SEEDED_PACKAGE = {
     "seeded-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: seeded\nVersion: 0.1\n",
-    "seeded/__init__.py": "from .api import noisy, noisy_seeded\nfrom .spread import noisy_with\n",
+    "seeded/__init__.py": "from .api import noisy, noisy_forwarded, noisy_none, noisy_seeded\nfrom .spread import noisy_with\n",
     "seeded/api.py": (
         "import numpy as np\nimport torch\n"
         "def _noise(x, seed=None):\n"
@@ -406,6 +406,8 @@ SEEDED_PACKAGE = {
         "    return x * (seed % 7)\n"
         "def noisy(x):\n    return _noise(x)\n"
         "def noisy_seeded(x, seed):\n    return _noise(x, seed)\n"
+        "def noisy_forwarded(x, seed=None):\n    return _noise(x, seed)\n"
+        "def noisy_none(x):\n    return _noise(x, None)\n"
     ),
     "seeded/spread.py": "from .api import _noise\ndef noisy_with(x, options):\n    return _noise(x, **options)\n",
 }
@@ -424,6 +426,10 @@ def test_a_none_default_no_call_replaces_decides_its_test(tmp_path: Path) -> Non
     # SOLVERS[method](func=func, y0=y0, **options) gives step_size through **options)
     spreading = user.replace("seeded.noisy(x)", "seeded.noisy_with(x, {'seed': 3})")
     assert _reached(spreading, tmp_path / "site") == []
+    # a None passed on, as a literal or as a name that is None there, gives no value:
+    # sdeint(bm=None) calls check_contract(sde, y0, ts, bm), and `if bm is None:` is decided
+    for call in ("seeded.noisy_forwarded(x)", "seeded.noisy_none(x)"):
+        assert _reached(user.replace("seeded.noisy(x)", call), tmp_path / "site") == [("seeded/api.py", 5, "CL107")]
 
 
 def test_classes_built_in_a_factory_function_are_compiled_code(tmp_path: Path) -> None:

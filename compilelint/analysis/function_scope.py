@@ -375,7 +375,7 @@ class FunctionScope:
                 state.receivers = join_receivers(state.receivers, self.state.receivers)
                 analysis._enqueue(state)
         state.call_sites[id(call)] = (id(self.state.info), analysis.conditions_around(call, self.state.info.node))
-        state.passed[id(call)] = passed_names(callee.node, target.arguments or call, bound)
+        state.passed[id(call)] = passed_names(callee.node, target.arguments or call, bound, evaluator.none_names)
         # Each call site's latest contribution replaces its earlier one, so kinds guessed
         # before a caller was analysed (a root's heuristics) do not stick.
         state.incoming[id(call)] = bind_arguments(callee.node, target.arguments or call, bound, evaluator.cache)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 
 from compilelint.analysis.imports import dotted_name
 from compilelint.analysis.kinds import Kind, container_of
@@ -92,25 +93,47 @@ def _defaults(node: FunctionNode) -> dict[str, ast.expr]:
     return defaults
 
 
-def passed_names(node: FunctionNode, call: ast.Call, bound: bool) -> frozenset[str] | None:
-    """The parameters a call gives a value (None: it may give any, through ``*a``/``**k``)."""
+def passed_names(
+    node: FunctionNode, call: ast.Call, bound: bool, none_names: Collection[str] = ()
+) -> frozenset[str] | None:
+    """The parameters a call gives a value (None: it may give any, through ``*a``/``**k``).
+    ``None``, or a name of the caller that is None wherever it runs (``none_names``), gives
+    none: ``check_contract(sde, y0, ts, bm)`` with sdeint's ``bm=None`` leaves ``bm`` None."""
     positional = [a.arg for a in node.args.posonlyargs + node.args.args][1 if bound else 0 :]
     names: set[str] = set()
     for position, value in enumerate(call.args):
         if isinstance(value, ast.Starred):
             return None
-        if position < len(positional):
+        if position < len(positional) and not _surely_none(value, none_names):
             names.add(positional[position])
     for keyword in call.keywords:
         if keyword.arg is None:
             return None
-        names.add(keyword.arg)
+        if not _surely_none(keyword.value, none_names):
+            names.add(keyword.arg)
     return frozenset(names)
+
+
+def _surely_none(value: ast.expr, none_names: Collection[str]) -> bool:
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    return isinstance(value, ast.Name) and value.id in none_names
 
 
 def none_defaults(node: FunctionNode) -> frozenset[str]:
     """The parameters whose default is ``None``."""
     return frozenset(name for name, default in _defaults(node).items() if isinstance(default, ast.Constant) and default.value is None)
+
+
+def none_when_not_given(node: FunctionNode, bound: bool) -> frozenset[str]:
+    """The parameters that are None whenever a call gives them no value (``passed_names``):
+    those defaulting to None, and those without a default, which a call that gives them
+    nothing we count (no ``*a``/``**k``) must have passed None. ``self`` is bound."""
+    args = node.args
+    positional = [a.arg for a in args.posonlyargs + args.args][1 if bound else 0 :]
+    defaults = _defaults(node)
+    required = {name for name in positional + [a.arg for a in args.kwonlyargs] if name not in defaults}
+    return none_defaults(node) | frozenset(required)
 
 
 def unbound_parameter_kind(node: FunctionNode, arg: ast.arg) -> Kind:

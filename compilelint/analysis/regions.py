@@ -26,7 +26,7 @@ from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, li
 from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.project import EntryPoint, ExternalCall, KnownReturn, join_receivers
 from compilelint.analysis.parameters import (
-    none_defaults,
+    none_when_not_given,
     all_parameters,
     annotation_kind,
     bind_arguments,
@@ -373,14 +373,16 @@ class RegionAnalysis:
 
 
 def _surely_none(state: FunctionState) -> set[str]:
-    """Parameters defaulting to None that no call gives a value: None whenever it runs. A
-    root's parameters are the caller's inputs, and a function nothing calls decides nothing."""
+    """Parameters no call gives a value (defaulting to None, or given None by every call):
+    None whenever it runs. A root's parameters are the caller's inputs, and a function
+    nothing calls decides nothing."""
     if state.root or not state.passed or any(names is None for names in state.passed.values()):
         return set()
     given: set[str] = set()
     for names in state.passed.values():
         given |= names or frozenset()
-    return set(none_defaults(state.info.node) - given)
+    bound = state.info.owner is not None and not state.info.is_static
+    return set(none_when_not_given(state.info.node, bound) - given)
 
 
 def _returned(state: FunctionState) -> tuple[object, ...]:
