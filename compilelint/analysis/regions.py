@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
+from compilelint.analysis.dispatch_targets import wrappers
 from compilelint.analysis.expressions import BuiltReceiverCall, Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
@@ -241,6 +242,7 @@ class RegionAnalysis:
             state = self._add(info, (info.qualname,), root=True)
             if state.root:
                 state.params.update(self._literal_arguments(info))
+            self._add_method_wrappers(info)
         compiled = compile_call_roots(self.index)
         for target in compiled.external if roots else ():  # compiled here, defined there; called with literals here
             positional, keywords = literal_arguments(compiled.external_calls.get(target, []), self.index)
@@ -311,6 +313,18 @@ class RegionAnalysis:
         if parents is None:
             parents = self._parents[id(function)] = parent_map(function)
         return parents
+
+    def _add_method_wrappers(self, info: FunctionInfo) -> None:
+        """A module's ``forward`` under a decorator of this file is the decorator's inner
+        function: Dynamo traces that wrapper first (measured: a ``print`` in it is GB0059),
+        with the module as its first argument."""
+        if info.owner is None or not info.owner.is_module or info.is_static:
+            return
+        for wrapper in wrappers(self.index, info):
+            state = self._add(wrapper, (wrapper.qualname,), root=True)
+            first = (wrapper.node.args.posonlyargs + wrapper.node.args.args)[:1]
+            if first:
+                state.params[first[0].arg] = Kind.MODULE
 
     def _add(self, info: FunctionInfo, chain: tuple[str, ...], root: bool) -> FunctionState:
         state = self.states.get(id(info))
