@@ -92,12 +92,10 @@ def _record(
             if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 table[node.args[0].value] = table.get(node.args[0].value, Kind.NONE) | Kind.TENSOR
         return
-    if isinstance(node, ast.Assign):
-        targets, value = node.targets, node.value
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        targets, value = [node.target], node.value
-    else:
+    assignment = _assignment(node)
+    if assignment is None:
         return
+    targets, value = assignment
     for target in targets:
         if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
             kind = _value_kind(index, cls, target.attr, value, in_init)
@@ -158,13 +156,20 @@ def _joined(kinds: list[Kind]) -> Kind:
     return kind
 
 
-def _note_empty_display(node: ast.AST, self_name: str, filled_only: set[str], assigned: set[str]) -> None:
+def _assignment(node: ast.AST) -> tuple[list[ast.expr], ast.expr] | None:
+    """The targets and value of ``a = b = v`` or ``a: T = v``."""
     if isinstance(node, ast.Assign):
-        targets, value = node.targets, node.value
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        targets, value = [node.target], node.value
-    else:
+        return node.targets, node.value
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return [node.target], node.value
+    return None
+
+
+def _note_empty_display(node: ast.AST, self_name: str, filled_only: set[str], assigned: set[str]) -> None:
+    assignment = _assignment(node)
+    if assignment is None:
         return
+    targets, value = assignment
     empty = isinstance(value, (ast.List, ast.Dict)) and not (value.elts if isinstance(value, ast.List) else value.keys)
     for target in targets:
         if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
