@@ -31,10 +31,7 @@ def matching_attribute_kind(index: ModuleIndex, cls: ClassInfo, prefix: str, suf
     matching = [n for n in names if n.startswith(prefix) and n.endswith(suffix) and len(n) > len(prefix) + len(suffix)]
     if not prefix or not matching:
         return None
-    kind = Kind.NONE
-    for name in matching:
-        kind |= attribute_kind(index, cls, name)
-    return kind
+    return _joined([attribute_kind(index, cls, name) for name in matching])
 
 
 def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
@@ -135,18 +132,12 @@ def _record_element(
 def _local_values(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
     """The values a plain ``name = value`` in ``method`` assigns; empty when the name is
     also bound another way (a loop target, an unpacking), which is not read here."""
-    values: list[ast.expr] = []
+    assigns = [n for n in ast.walk(method) if isinstance(n, ast.Assign)]
+    plain = {id(t) for n in assigns for t in n.targets if isinstance(t, ast.Name) and t.id == name}
     for node in ast.walk(method):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            values.append(node.value)
-        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            if not any(node is t for t in _assign_targets(method)):
-                return []
-    return values
-
-
-def _assign_targets(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
-    return [t for n in ast.walk(method) if isinstance(n, ast.Assign) for t in n.targets]
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in plain:
+            return []
+    return [n.value for n in assigns if any(id(t) in plain for t in n.targets)]
 
 
 def _joined(kinds: list[Kind]) -> Kind:

@@ -104,17 +104,17 @@ def passed_names(
     for position, value in enumerate(call.args):
         if isinstance(value, ast.Starred):
             return None
-        if position < len(positional) and not _surely_none(value, none_names):
+        if position < len(positional) and not _passes_none(value, none_names):
             names.add(positional[position])
     for keyword in call.keywords:
         if keyword.arg is None:
             return None
-        if not _surely_none(keyword.value, none_names):
+        if not _passes_none(keyword.value, none_names):
             names.add(keyword.arg)
     return frozenset(names)
 
 
-def _surely_none(value: ast.expr, none_names: Collection[str]) -> bool:
+def _passes_none(value: ast.expr, none_names: Collection[str]) -> bool:
     if isinstance(value, ast.Constant):
         return value.value is None
     return isinstance(value, ast.Name) and value.id in none_names
