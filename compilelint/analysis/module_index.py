@@ -12,11 +12,14 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from compilelint.analysis.imports import ImportTable
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.roots import COMPILING_DECORATORS, CompileSites, collect_compile_sites, mark_compiler_decorators
+
+if TYPE_CHECKING:
+    from compilelint.analysis.nested_roots import NestedCompiles
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 T = TypeVar("T")
@@ -179,6 +182,7 @@ class ModuleIndex:
     # analysis.constructors' caches: local subclasses by id(base); (id(class), attr) -> names
     subclass_map: dict[int, list[ClassInfo]] | None = None
     constructor_memo: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
+    nested_compiles: NestedCompiles | None = None  # analysis.nested_roots, lazily
 
     def instantiated(self, cls: ClassInfo) -> bool:
         """Whether another class of the file builds this one: it is then a submodule, not an
@@ -277,7 +281,11 @@ def _add_function_local_classes(tree: ast.Module, index: ModuleIndex) -> None:
     Block()``), with the imports those bodies make. Their ``forward`` is compiled like any
     other once the factory's result is; a name the module binds itself keeps its meaning."""
     module_level = set(index.module_names)
-    for function in (s for s in _top_level_statements(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    top = list(_top_level_statements(tree.body))
+    functions = [s for s in top if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    # and the methods of module-level classes: a test method defining the module it compiles
+    functions += [m for c in top if isinstance(c, ast.ClassDef) for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function in functions:
         for stmt in _function_body_statements(function.body):
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 for alias in stmt.names:

@@ -22,6 +22,7 @@ from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data, join_passed
 from compilelint.analysis.method_attributes import held_methods
+from compilelint.analysis.nested_roots import NestedRoot, nested_roots
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
@@ -238,10 +239,13 @@ class RegionAnalysis:
     # --- building ------------------------------------------------------------------------
     def run(self, roots: bool = True) -> None:
         """``roots=False``: only the entry points are compiled (a package file a call reaches)."""
+        nested = {id(n.info): n for n in nested_roots(self.index)}
         for info in find_roots(self.index) if roots else ():
             state = self._add(info, (info.qualname,), root=True)
+            if id(info) in nested:  # its scope's other defs are what its calls of them reach
+                state.local_defs.update(nested[id(info)].siblings)
             if state.root:
-                state.params.update(self._literal_arguments(info))
+                state.params.update(self._literal_arguments(info, nested.get(id(info))))
             self._add_method_wrappers(info)
         compiled = compile_call_roots(self.index)
         for target in compiled.external if roots else ():  # compiled here, defined there; called with literals here
@@ -266,13 +270,14 @@ class RegionAnalysis:
                     self._enqueue(self.states[caller])
         self._settle_entry_conditions()
 
-    def _literal_arguments(self, info: FunctionInfo) -> dict[str, Kind]:
+    def _literal_arguments(self, info: FunctionInfo, nested: NestedRoot | None = None) -> dict[str, Kind]:
         """Parameters every call of the compiled function in this file passes a literal to
         (``opt_f(x, True)``): Python constants, not the tensors a root's guess assumes."""
         found: dict[str, Kind] = {}
         unknown: set[str] = set()
         bound = info.owner is not None and not info.is_static
-        for call in calls_of_compiled(self.index, info):
+        # a nested root's calls are those of its own scope: ``fn`` names another def in each test
+        for call in nested.calls if nested is not None else calls_of_compiled(self.index, info):
             literals: dict[int, Kind] = {}
             for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
                 kind = literal_kind(value, self.index)
@@ -467,3 +472,6 @@ def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:
     for info in compile_call_roots(index).local:
         if not info.disabled and not info.opaque:
             yield info
+    for nested in nested_roots(index):
+        if not nested.info.disabled and not nested.info.opaque:
+            yield nested.info

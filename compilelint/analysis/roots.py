@@ -149,10 +149,15 @@ class Roots:
 
 
 def compile_call_roots(index: ModuleIndex) -> Roots:
+    from compilelint.analysis.nested_roots import nested_compiles  # it reads this module's helpers
+
     roots = Roots([], [])
     sites = index.compile_sites
     names_of = {id(t): n for n, targets in sites.compiled_names.items() for t in targets}
+    local_targets = nested_compiles(index).local_targets
     for target, owner in sites.targets:
+        if id(target) in local_targets:  # a function's own name: nested_roots resolves it
+            continue
         known = len(roots.external)
         _resolve_target(index, target, owner, roots)
         name = names_of.get(id(target))

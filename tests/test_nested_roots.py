@@ -1,0 +1,150 @@
+"""Functions compiled where they are defined, inside other functions (analysis.nested_roots).
+
+The snippet is what PyTorch's own Dynamo tests and training scripts look like. Each
+``test_*`` function in it compiles its own closures; running them under Dynamo's hooks
+gives the breaks, and the linter must find exactly those lines, no more.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from fixture_support import load_module
+
+from compilelint.engine import lint_source
+from compilelint.findings import Finding, Mode
+
+SNIPPET = textwrap.dedent(
+    '''
+    import torch
+    import torch._dynamo
+    from torch._dynamo.testing import CompileCounter
+
+
+    def fn(x):  # module-level, never compiled: the tests' own ``fn`` are other functions
+        print("not compiled")
+        return x
+
+
+    def test_compile_call():
+        def fn(x):
+            print("traced")  # breaks
+            return x + 1
+
+        cnt = CompileCounter()
+        opt_fn = torch.compile(fn, backend=cnt)
+        opt_fn(torch.ones(3))
+
+
+    def test_optimize_factory():
+        def helper(t):
+            return int(t.sum().item())  # breaks: reached from the compiled sibling
+
+        def fn(x):
+            return x + helper(x)
+
+        torch._dynamo.optimize("eager")(fn)(torch.ones(3))
+
+
+    def test_decorated():
+        @torch.compile(backend="eager")
+        def f(x):
+            if x.sum() > 0:  # breaks
+                return x
+            return -x
+
+        f(torch.ones(2))
+
+
+    def test_bound_compiler():
+        opt = torch._dynamo.optimize("eager")
+
+        @opt
+        def g(x):
+            return x * len(x.nonzero())  # breaks
+
+        g(torch.ones(2))
+
+
+    def test_enclosing_def():
+        def fn(x):
+            print("outer def")  # breaks
+            return x
+
+        def run():
+            return torch.compile(fn, backend="eager")(torch.ones(2))
+
+        run()
+
+
+    def test_literal_argument():
+        def fn(x, flag):
+            if flag:  # a literal at every call in this test: no break
+                return x + 1
+            return x
+
+        opt_fn = torch.compile(fn, backend="eager")
+        opt_fn(torch.ones(2), True)
+        opt_fn(torch.ones(2), False)
+
+
+    def test_not_compiled():
+        def fn(x):
+            print("eager only")
+            return x
+
+        fn(torch.ones(2))
+
+
+    class TestCase:
+        def test_method(self):
+            def fn(x):
+                return x.tolist()  # breaks
+
+            torch.compile(fn, backend="eager")(torch.arange(3))
+    '''
+)
+
+
+def _lint(tmp_path: Path) -> tuple[Path, list[Finding]]:
+    path = tmp_path / "test_snippet.py"
+    path.write_text(SNIPPET)
+    return path, lint_source(SNIPPET, str(path)).findings
+
+
+def _line(text: str) -> int:
+    return next(i for i, line in enumerate(SNIPPET.splitlines(), 1) if text in line)
+
+
+def test_each_spelling_of_a_nested_compile_is_a_root(tmp_path: Path) -> None:
+    _, findings = _lint(tmp_path)
+    flagged = {f.line for f in findings if Mode.DEFAULT in f.breaks}
+    expected = {_line(t) for t in ('print("traced")', "int(t.sum()", "if x.sum() > 0", "len(x.nonzero())",
+                                   'print("outer def")', "x.tolist()")}
+    assert expected <= flagged
+    assert _line('print("not compiled")') not in flagged
+    assert _line('print("eager only")') not in flagged
+    assert _line("if flag:") not in {f.line for f in findings}
+
+
+def test_findings_are_what_dynamo_does(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from compilelint.verify.attribution import UserFiles
+    from compilelint.verify.dynamo_hooks import DynamoHooks
+
+    path, findings = _lint(tmp_path)
+    module = load_module(path)
+    broken: set[int] = set()
+    tests = [getattr(module, n) for n in dir(module) if n.startswith("test_")]
+    tests.append(module.TestCase().test_method)
+    for test in tests:
+        torch._dynamo.reset()
+        with DynamoHooks(UserFiles([str(tmp_path)])) as hooks:
+            test()
+        broken |= {e.line for e in hooks.events if e.path == str(path.resolve())}
+    claimed = {f.line for f in findings if Mode.DEFAULT in f.breaks and not f.only_when}
+    spans = [range(f.statement_lines[0], f.statement_lines[1] + 1) for f in findings]
+    assert all(any(line in span for span in spans) for line in broken), (sorted(broken), sorted(claimed))
+    assert claimed <= broken, (sorted(claimed), sorted(broken))
