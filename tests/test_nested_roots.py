@@ -18,6 +18,8 @@ from compilelint.findings import Finding, Mode
 
 SNIPPET = textwrap.dedent(
     '''
+    import functools
+
     import torch
     import torch._dynamo
     from torch._dynamo.testing import CompileCounter
@@ -98,6 +100,35 @@ SNIPPET = textwrap.dedent(
         fn(torch.ones(2))
 
 
+    def test_lambda():
+        f = torch.compile(lambda x: x.item() + 1, backend="eager")  # breaks
+        f(torch.ones(1))
+
+
+    def test_named_lambda():
+        g = lambda x: x + len(x.tolist())  # breaks
+        torch._dynamo.optimize("eager")(g)(torch.arange(2))
+
+
+    def test_partial_compiler():
+        def fn(x):
+            print("partial")  # breaks
+            return x
+
+        compile_eager = functools.partial(torch.compile, backend="eager")
+        compile_eager(fn)(torch.ones(1))
+
+
+    @functools.partial(torch.compile, backend="eager")
+    def decorated_through_partial(x):
+        print("decorated")  # breaks
+        return x
+
+
+    def test_decorated_through_partial():
+        decorated_through_partial(torch.ones(1))
+
+
     class TestCase:
         def test_method(self):
             def fn(x):
@@ -122,7 +153,8 @@ def test_each_spelling_of_a_nested_compile_is_a_root(tmp_path: Path) -> None:
     _, findings = _lint(tmp_path)
     flagged = {f.line for f in findings if Mode.DEFAULT in f.breaks}
     expected = {_line(t) for t in ('print("traced")', "int(t.sum()", "if x.sum() > 0", "len(x.nonzero())",
-                                   'print("outer def")', "x.tolist()")}
+                                   'print("outer def")', "return x.tolist()", "x.item() + 1", "len(x.tolist())",
+                                   'print("partial")', 'print("decorated")')}
     assert expected <= flagged
     assert _line('print("not compiled")') not in flagged
     assert _line('print("eager only")') not in flagged

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from compilelint.analysis.imports import ImportTable
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.roots import COMPILING_DECORATORS, CompileSites, collect_compile_sites, mark_compiler_decorators
+from compilelint.analysis.roots import COMPILING_DECORATORS, CompileSites, collect_compile_sites, mark_compiler_decorators, unpartial
 
 if TYPE_CHECKING:
     from compilelint.analysis.nested_roots import NestedCompiles
@@ -213,7 +213,11 @@ class ModuleIndex:
         return self.imports.qualname(node)
 
     def decorator_names(self, node: FunctionNode | ast.ClassDef) -> Iterator[str]:
+        """What each decorator calls: ``@torch.compile(...)`` and ``@partial(torch.compile,
+        ...)`` both name ``torch.compile``."""
         for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call):
+                decorator = unpartial(decorator, self.imports)
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = self.qualname(target)
             if name:

@@ -83,6 +83,22 @@ def _find(index: ModuleIndex, local_targets: set[int]) -> Iterator[NestedRoot]:
     outer += [m for cls in index.all_classes for m in cls.methods.values()]
     for info in outer:
         yield from _walk(index, info, [], local_targets)
+    for target, _ in index.compile_sites.targets:  # torch.compile(lambda x: ...), anywhere
+        if isinstance(target, ast.Lambda):
+            yield NestedRoot(_lambda_info(index, target, f"<lambda at line {target.lineno}>"))
+
+
+def _lambda_info(index: ModuleIndex, node: ast.Lambda, qualname: str) -> FunctionInfo:
+    """A lambda as the function it is: one returning its body, which keeps its own nodes
+    (and their positions)."""
+    from compilelint.analysis.module_index import function_info
+
+    body = ast.copy_location(ast.Return(value=node.body), node.body)
+    name = qualname.rpartition(".")[2]
+    function = ast.copy_location(ast.FunctionDef(
+        name=name, args=node.args, body=[body], decorator_list=[], returns=None, type_comment=None,
+    ), node)  # fmt: skip
+    return function_info(index, function, qualname, owner=None)
 
 
 def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local_targets: set[int]) -> Iterator[NestedRoot]:
@@ -100,7 +116,11 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             scope.bound.add(node.id)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            _record_assignment(index, scope, node.targets[0].id, node.value)
+            name = node.targets[0].id
+            if isinstance(node.value, ast.Lambda):  # f = lambda x: ...; torch.compile(f)
+                scope.defs[name] = _lambda_info(index, node.value, f"{info.qualname}.<locals>.{name}")
+                scope.defs[name].parent = info
+            _record_assignment(index, scope, name, node.value)
         elif isinstance(node, ast.Call):
             _record_call(index, scope, node)
     chain = [*enclosing, scope]

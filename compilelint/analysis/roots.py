@@ -107,12 +107,25 @@ def _compile_target(call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == "model"), None)
 
 
+PARTIAL = frozenset({"functools.partial"})
+
+
+def unpartial(node: ast.Call, imports: ImportTable) -> ast.Call:
+    """``functools.partial(torch.compile, backend="eager")`` as the call it stands for,
+    ``torch.compile(backend="eager")``; any other call as it is."""
+    if imports.qualname(node.func) not in PARTIAL or not node.args or isinstance(node.args[0], ast.Starred):
+        return node
+    return ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords), node)
+
+
 def _is_compiler(node: ast.expr, imports: ImportTable, compilers: set[str]) -> bool:
-    """``torch.compile(mode=...)``, ``torch._dynamo.optimize("eager")``, a name bound to one."""
+    """``torch.compile(mode=...)``, ``torch._dynamo.optimize("eager")``, a name bound to one,
+    either of them through ``functools.partial``."""
     if isinstance(node, ast.Name) and node.id in compilers:
         return True
     if not isinstance(node, ast.Call):
         return False
+    node = unpartial(node, imports)
     name = imports.qualname(node.func)
     return name in COMPILER_FACTORIES or (name in COMPILE_FUNCTIONS and _compile_target(node) is None)
 
