@@ -34,8 +34,11 @@ class SampleWithoutFakeKernel(Rule):
     `Beta(a, a).rsample((x.shape[0],))` compiles for the first batch size and breaks from the
     second on; the same sample with a constant size, and `Uniform`, `Normal`, `Bernoulli`,
     `Gamma`, `Poisson`, `Categorical` and the other distributions compile with a dynamic
-    size. A distribution built in the compiled function itself also fails to be rebuilt at
-    that break (GB0092 "Reconstruction failure"), and the function then runs in Python. The zoo hit it in kornia's mix augmentations (`RandomCutMixV2`, `PatchMix`), where a
+    size. A distribution built in the compiled function itself can also fail to be rebuilt at
+    that break (GB0092 "Reconstruction failure"; measured for a `Dirichlet` and a local
+    `Binomial`, not for a local `Beta` of two literal tensors), and the function then runs in
+    Python. Transformers 5.x's PI0 samples its flow-matching timestep this way
+    (`Beta(...).sample((batch_size,))`, modeling_pi0.py; reduced and measured). The zoo hit it in kornia's mix augmentations (`RandomCutMixV2`, `PatchMix`), where a
     shared helper samples a `Beta` it is passed (that site is not flagged: the distribution
     comes from another file's caller).
 
