@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.breaking import always_breaking
+from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
 from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.method_attributes import stores_bound_method
@@ -156,6 +157,27 @@ def _break_rules(settings: Settings, path: str | None) -> list[Rule]:
     if not codes & (FRAME_DEPENDENT | deriving):
         return []
     return [rule for rule in all_rules() if rule.code.startswith("CL1") and rule.code not in codes]
+
+
+def _without_captured_breaks(raw: list[RawFinding], analysis: RegionAnalysis, tree: ast.Module) -> list[RawFinding]:
+    """Default-mode breaks the Dynamo config this file sets around the region turns into
+    traced code (``capture_scalar_outputs`` for ``.item()``; analysis.dynamo_config)."""
+    if "config" not in analysis.index.text:
+        return raw
+    module = module_flags(analysis.index, tree)
+    roots = {state.info.qualname: state.info for state in analysis.regions() if state.root}
+    flags: dict[str, frozenset[str]] = {}
+
+    def around(root: str) -> frozenset[str]:
+        if root not in flags:
+            info = roots.get(root)
+            flags[root] = module | (function_flags(analysis.index, info) if info is not None else frozenset())
+        return flags[root]
+
+    return [
+        r for r in raw
+        if not (r.region and captured(around(r.region[0]), r.breaks == (Mode.DEFAULT,), r.gb_ids))
+    ]
 
 
 def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
@@ -340,6 +362,7 @@ def _analyse(
             if not isolate:
                 raise
             dispatcher.failures.append(RegionStopped(state.info, "nesting too deep"))
+    raw = _without_captured_breaks(raw, analysis, tree)
     if decided_out is not None:
         decided_out |= analysis.decided_ifs
     module_rules = [r for r in rules if r.scope == "module"]

@@ -1,0 +1,109 @@
+"""Dynamo config the file itself sets around its compiled code.
+
+Measured on torch 2.13 (backend eager, default mode): with
+``torch._dynamo.config.capture_scalar_outputs = True`` a ``.item()``, ``int(t)``, a
+``.tolist()`` of an integer tensor and a tensor passed where a size goes
+(``torch.ones(t.sum().long())``) are traced, not breaks (GB0124 and GB0033 go away); with
+``capture_dynamic_output_shape_ops = True`` ``nonzero``, ``unique`` and boolean-mask
+indexing are traced (GB0036 goes away). Each flag leaves the other's breaks as they are.
+``fullgraph=True`` turns both on, which is why these findings claim the default mode only.
+
+The file says so in four spellings, all read here: an assignment at module level
+(``torch._dynamo.config.capture_scalar_outputs = True``, through any import of the config
+module), and ``torch._dynamo.config.patch(...)`` (keywords, ``"name", value`` or a dict) as
+a decorator of the compiled function, of a function around it (a test method around its
+closure) or of their class, or as a ``with`` in such a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+
+CONFIG_MODULES = ("torch._dynamo.config", "torch.compiler.config")
+# flag -> the graph breaks it turns into traced code (default mode)
+CAPTURED_BREAKS: dict[str, frozenset[str]] = {
+    "capture_scalar_outputs": frozenset({"GB0124", "GB0033"}),
+    "capture_dynamic_output_shape_ops": frozenset({"GB0036"}),
+}
+
+
+def module_flags(index: ModuleIndex, tree: ast.Module) -> frozenset[str]:
+    """Flags a module-level statement sets to True (the last assignment wins)."""
+    flags: dict[str, bool] = {}
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Constant):
+            continue
+        for target in stmt.targets:
+            flag = _config_attribute(index, target)
+            if flag is not None:
+                flags[flag] = stmt.value.value is True
+    return frozenset(flag for flag, on in flags.items() if on)
+
+
+def function_flags(index: ModuleIndex, info: FunctionInfo) -> frozenset[str]:
+    """Flags patched on around ``info``: its decorators, its enclosing functions' decorators
+    and ``with`` blocks, and their classes' decorators."""
+    found: set[str] = set()
+    function: FunctionInfo | None = info
+    while function is not None:
+        found.update(_patched(index, function.node.decorator_list))
+        if function is not info:
+            found.update(_with_patches(index, function))
+        if function.owner is not None:
+            found.update(_class_flags(index, function.owner))
+        function = function.parent
+    return frozenset(found)
+
+
+def _class_flags(index: ModuleIndex, cls: ClassInfo) -> Iterator[str]:
+    yield from _patched(index, cls.node.decorator_list)
+
+
+def _with_patches(index: ModuleIndex, function: FunctionInfo) -> Iterator[str]:
+    for node in ast.walk(function.node):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            yield from _patched(index, [item.context_expr for item in node.items])
+
+
+def _patched(index: ModuleIndex, expressions: list[ast.expr]) -> Iterator[str]:
+    """Flags ``config.patch(...)`` calls among ``expressions`` set to True."""
+    for node in expressions:
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "patch":
+            continue
+        if index.qualname(node.func.value) not in CONFIG_MODULES:
+            continue
+        for name, value in _patch_items(node):
+            if name in CAPTURED_BREAKS and isinstance(value, ast.Constant) and value.value is True:
+                yield name
+
+
+def _patch_items(call: ast.Call) -> Iterator[tuple[str, ast.expr]]:
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            yield keyword.arg, keyword.value
+    args = call.args
+    if len(args) == 2 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+        yield args[0].value, args[1]
+    elif len(args) == 1 and isinstance(args[0], ast.Dict):
+        for key, value in zip(args[0].keys, args[0].values):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                yield key.value, value
+
+
+def _config_attribute(index: ModuleIndex, target: ast.expr) -> str | None:
+    if isinstance(target, ast.Attribute) and index.qualname(target.value) in CONFIG_MODULES:
+        return target.attr
+    return None
+
+
+def captured(flags: frozenset[str], breaks_default_only: bool, gb_ids: tuple[str, ...]) -> bool:
+    """Whether the flags make a default-mode-only break of these GB ids traced code."""
+    if not breaks_default_only or not gb_ids or not flags:
+        return False
+    traced = frozenset().union(*(CAPTURED_BREAKS[flag] for flag in flags if flag in CAPTURED_BREAKS))
+    return set(gb_ids) <= traced
