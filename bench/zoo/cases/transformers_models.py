@@ -203,6 +203,208 @@ EXTENDED = {
 }
 
 
+# --------------------------------------------------------------------------- MoE and recurrent families
+# The rule, fixed before any of these was recorded: every family of transformers 5.24 whose
+# modeling file defines a mixture-of-experts block (a class named *MoE*/*Moe*/*Experts*, or a
+# top-k router) or is built on recurrent / state-space layers (nn.LSTM/GRU/RNN, a selective-
+# scan / SSM mixer), and is not a case above.  bench/zoo/transformers_moe_rnn_families.py
+# generates the list (family, model type, Auto class, why) from the installed modeling files;
+# each builds from tiny_config's knobs (zoo/cases/transformers_tiny.py) plus the overrides
+# its config's validation needs.  A family that does not build tiny is a SkippedCase with why.
+MOE_RNN_FAMILIES = [
+    ("afmoe", "afmoe", "AutoModelForCausalLM"),  # moe,router
+    ("aria", "aria_text", "AutoModelForCausalLM"),  # moe,router
+    ("axk1", "axk1", "AutoModelForCausalLM"),  # moe,router
+    ("axk2", "axk2", "AutoModelForCausalLM"),  # moe,router
+    ("bailing_hybrid", "bailing_hybrid", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("bamba", "bamba", "AutoModelForCausalLM"),  # ssm
+    ("beam", "beam", "AutoModelForCausalLM"),  # moe,router
+    ("cohere2_moe", "cohere2_moe", "AutoModelForCausalLM"),  # moe,router
+    ("dbrx", "dbrx", "AutoModelForCausalLM"),  # moe,router
+    ("deepseek_ocr2", "deepseek_ocr2", "AutoModel"),  # moe,router
+    ("deepseek_v2", "deepseek_v2", "AutoModelForCausalLM"),  # moe,router
+    ("deepseek_v3", "deepseek_v3", "AutoModelForCausalLM"),  # moe,router
+    ("deepseek_v32", "deepseek_v32", "AutoModelForCausalLM"),  # moe,router
+    ("deepseek_v4", "deepseek_v4", "AutoModelForCausalLM"),  # moe,router
+    ("diffusion_gemma", "diffusion_gemma", "AutoModel"),  # moe,router
+    ("doge", "doge", "AutoModelForCausalLM"),  # moe
+    ("dots1", "dots1", "AutoModelForCausalLM"),  # moe,router
+    ("dots3_note", "dots3_note_text", "AutoModelForCausalLM"),  # moe,router
+    ("encodec", "encodec", "AutoModel"),  # rnn
+    ("ernie4_5_moe", "ernie4_5_moe", "AutoModelForCausalLM"),  # moe,router
+    ("ernie4_5_vl_moe", "ernie4_5_vl_moe", "AutoModel"),  # moe,router
+    ("exaone_moe", "exaone_moe", "AutoModelForCausalLM"),  # moe,router
+    ("falcon_h1", "falcon_h1", "AutoModelForCausalLM"),  # ssm
+    ("falcon_mamba", "falcon_mamba", "AutoModelForCausalLM"),  # ssm
+    ("flex_olmo", "flex_olmo", "AutoModelForCausalLM"),  # moe,router
+    ("flint", "flint", "AutoModelForCausalLM"),  # moe,router
+    ("gemma4", "gemma4_text", "AutoModelForCausalLM"),  # moe,router
+    ("glm4_moe", "glm4_moe", "AutoModelForCausalLM"),  # moe,router
+    ("glm4_moe_lite", "glm4_moe_lite", "AutoModelForCausalLM"),  # moe,router
+    ("glm4v_moe", "glm4v_moe_text", "AutoModel"),  # moe,router
+    ("glm5_next", "glm5_next_text", "AutoModel"),  # moe,router,ssm
+    ("glm_moe_dsa", "glm_moe_dsa", "AutoModelForCausalLM"),  # moe,router
+    ("gpt_oss", "gpt_oss", "AutoModelForCausalLM"),  # moe,router
+    ("granite_docling", "granite_docling_text", "AutoModel"),  # router
+    ("granitemoe", "granitemoe", "AutoModelForCausalLM"),  # moe,router
+    ("granitemoe_swa", "granitemoe_swa", "AutoModelForCausalLM"),  # moe,router
+    ("granitemoehybrid", "granitemoehybrid", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("granitemoeshared", "granitemoeshared", "AutoModelForCausalLM"),  # moe,router
+    ("hunyuan_v1_moe", "hunyuan_v1_moe", "AutoModelForCausalLM"),  # moe,router
+    ("hy_v3", "hy_v3", "AutoModelForCausalLM"),  # moe,router
+    ("hy_v4", "hy_v4", "AutoModelForCausalLM"),  # moe,router
+    ("hy_v4_vl", "hy_v4_vl_text", "AutoModel"),  # moe,router
+    ("inkling", "inkling_text", "AutoModelForCausalLM"),  # moe,router
+    ("inkling2", "inkling2_text", "AutoModelForCausalLM"),  # moe,router
+    ("inkling2_loop", "inkling2_loop_text", "AutoModelForCausalLM"),  # moe,router
+    ("jamba", "jamba", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("jetmoe", "jetmoe", "AutoModelForCausalLM"),  # moe,router
+    ("kimi_linear", "kimi_linear", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("kolibri1", "kolibri1", "AutoModelForCausalLM"),  # moe,router
+    ("laguna", "laguna", "AutoModelForCausalLM"),  # moe,router
+    ("lara_mini", "lara_mini", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("lfm2_moe", "lfm2_moe", "AutoModelForCausalLM"),  # moe,router
+    ("llama4", "llama4_text", "AutoModelForCausalLM"),  # moe,router
+    ("longcat_flash", "longcat_flash", "AutoModelForCausalLM"),  # moe,router
+    ("mamba2", "mamba2", "AutoModelForCausalLM"),  # ssm
+    ("mellum", "mellum", "AutoModelForCausalLM"),  # moe,router
+    ("mimo_v2_flash", "mimo_v2_flash", "AutoModelForCausalLM"),  # moe,router
+    ("minimax", "minimax", "AutoModelForCausalLM"),  # moe,router
+    ("minimax_m2", "minimax_m2", "AutoModelForCausalLM"),  # moe,router
+    ("minimax_m3_vl", "minimax_m3_vl_text", "AutoModelForCausalLM"),  # moe,router
+    ("mistral4", "mistral4", "AutoModel"),  # moe,router
+    ("mistral_large4", "mistral_large4_text", "AutoModel"),  # moe,router
+    ("muse_spark", "muse_spark_text", "AutoModel"),  # moe,router
+    ("nemotron3_5_asr", "nemotron3_5_asr", "AutoModel"),  # rnn
+    ("nemotron_asr_streaming", "nemotron_asr_streaming", "AutoModel"),  # rnn
+    ("nemotron_h", "nemotron_h", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("nllb_moe", "nllb-moe", "AutoModelForSeq2SeqLM"),  # moe,router
+    ("olmo_hybrid", "olmo_hybrid", "AutoModelForCausalLM"),  # ssm
+    ("olmoe", "olmoe", "AutoModelForCausalLM"),  # moe,router
+    ("openai_privacy_filter", "openai_privacy_filter", "AutoModel"),  # moe,router
+    ("parakeet", "parakeet_ctc", "AutoModel"),  # rnn
+    ("phimoe", "phimoe", "AutoModelForCausalLM"),  # moe,router
+    ("qwen3_5", "qwen3_5_text", "AutoModelForCausalLM"),  # ssm
+    ("qwen3_5_moe", "qwen3_5_moe_text", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("qwen3_moe", "qwen3_moe", "AutoModelForCausalLM"),  # moe,router
+    ("qwen3_next", "qwen3_next", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("qwen3_omni_moe", "qwen3_omni_moe_thinker", "AutoModel"),  # moe,router
+    ("qwen3_vl_moe", "qwen3_vl_moe_text", "AutoModel"),  # moe,router
+    ("qwen4_exp", "qwen4_exp_text", "AutoModelForCausalLM"),  # moe,router,ssm
+    ("slanet", "-", "-"),  # rnn
+    ("slanext", "-", "-"),  # rnn
+    ("solar_open", "solar_open", "AutoModelForCausalLM"),  # moe,router
+    ("step3p7", "step3p7", "AutoModel"),  # moe,router
+    ("unlimited_ocr", "unlimited_ocr", "AutoModel"),  # moe,router
+    ("vitpose_backbone", "-", "-"),  # moe
+    ("wavtokenizer", "wavtokenizer", "AutoModel"),  # rnn
+    ("zamba", "zamba", "AutoModelForCausalLM"),  # ssm
+    ("zamba2", "zamba2", "AutoModelForCausalLM"),  # ssm
+    ("zaya", "zaya", "AutoModelForCausalLM"),  # moe,router
+]
+
+# Near-duplicates, run only with --all: the family's modular file imports its MoE block, router
+# or mixer from another family that is a case (the last column of transformers_moe_rnn_families.py).
+MOE_RNN_EXTENDED = {
+    "afmoe", "axk1", "axk2", "bamba", "beam", "cohere2_moe", "deepseek_ocr2", "deepseek_v2",
+    "deepseek_v3", "deepseek_v4", "diffusion_gemma", "dots1", "dots3_note", "ernie4_5_moe",
+    "ernie4_5_vl_moe", "exaone_moe", "falcon_h1", "falcon_mamba", "flex_olmo", "flint", "gemma4",
+    "glm4_moe", "glm4_moe_lite", "glm4v_moe", "glm5_next", "granitemoe", "granitemoe_swa",
+    "granitemoehybrid", "hunyuan_v1_moe", "hy_v3", "hy_v4", "inkling", "inkling2", "inkling2_loop",
+    "jamba", "kolibri1", "laguna", "lara_mini", "lfm2_moe", "longcat_flash", "mellum", "mimo_v2_flash",
+    "minimax", "minimax_m2", "minimax_m3_vl", "mistral4", "mistral_large4", "muse_spark", "olmoe",
+    "openai_privacy_filter", "phimoe", "qwen3_5", "qwen3_5_moe", "qwen3_moe", "qwen3_next",
+    "qwen3_omni_moe", "qwen3_vl_moe", "qwen4_exp", "solar_open", "step3p7", "zamba2", "zaya",
+}
+
+# What a family's config needs beyond the shared knobs, to validate or to keep both kinds of
+# its layers at two layers.
+MOE_RNN_OVERRIDES: dict[str, dict[str, Any]] = {
+    "axk1": dict(qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "deepseek_v3": dict(qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "longcat_flash": dict(qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "axk2": dict(index_n_heads=4, index_head_dim=8, index_topk=4, qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "deepseek_v32": dict(index_n_heads=4, index_head_dim=8, index_topk=4, qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "glm_moe_dsa": dict(index_n_heads=4, index_head_dim=8, index_topk=4, qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "mistral_large4": dict(index_n_heads=4, index_head_dim=8, index_topk=4, qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "bamba": dict(attn_layer_indices=[1]),
+    "granitemoehybrid": dict(layer_types=["linear_attention", "full_attention"]),
+    "jamba": dict(attn_layer_period=2, attn_layer_offset=1, expert_layer_period=2, expert_layer_offset=1),
+    "glm5_next": dict(qk_rope_head_dim=0),
+    "falcon_h1": dict(mamba_d_ssm=64, mamba_n_heads=4, mamba_d_head=16),
+    "mamba2": dict(num_heads=4, head_dim=16, expand=2),
+    "zaya": dict(num_experts_per_tok=1),
+    "lfm2_moe": dict(layer_types=["conv", "full_attention"], num_dense_layers=1),
+    "kimi_linear": dict(num_experts_per_token=2, linear_head_dim=8, linear_num_heads=4,
+                        qk_rope_head_dim=8, qk_nope_head_dim=8),
+    "gemma4": dict(vocab_size_per_layer_input=99, hidden_size_per_layer_input=8, top_k_experts=2,
+                   enable_moe_block=True, per_layer_config={}),
+    "dbrx": dict(d_model=32, n_heads=4, n_layers=2, attn_config=dict(kv_n_heads=2, rope_theta=10000.0),
+                 ffn_config=dict(ffn_hidden_size=32, moe_num_experts=4, moe_top_k=2)),
+    "glm4v_moe": dict(rope_parameters=dict(rope_theta=10000.0, partial_rotary_factor=0.5, rope_type="default",
+                                           mrope_section=[1, 1, 0])),
+    "hy_v4_vl": dict(qk_rope_head_dim=8, qk_nope_head_dim=8,
+                     rope_parameters=dict(rope_theta=10000.0, rope_type="default", mrope_section=[2, 1, 1])),
+    "wavtokenizer": dict(codebook_dim=32, codebook_size=64, decoder_hidden_size=32),
+    "encodec": dict(hidden_size=32, num_filters=8, codebook_size=64, codebook_dim=32, upsampling_ratios=[4, 4],
+                    num_lstm_layers=2),
+}
+
+
+# Families the rule picks that do not build here, and why (an eager forward of the tiny build
+# failed, or no Auto class maps the family's config).
+MOE_RNN_UNBUILT: dict[str, str] = {
+    "deepseek_ocr2": "a composite config: the shared knobs reach only its top level, and building its default-size towers took over 60 s",
+    "ernie4_5_vl_moe": "a composite config: the shared knobs reach only its top level, and building its default-size towers took over 60 s",
+    "qwen3_omni_moe": "a composite config: the shared knobs reach only its top level, and building its default-size towers took over 60 s",
+    "step3p7": "a composite config: the shared knobs reach only its top level, and building its default-size towers took over 60 s",
+    "unlimited_ocr": "a composite config whose text model type has no Auto class: the default-size vision towers give 3.2e9 parameters",
+    "diffusion_gemma": "a composite config: the text model's tiny build fails in eager forward (torch.empty of a None size)",
+    "bailing_hybrid": "the tiny build fails in eager forward (a linear-attention view of head size 0)",
+    "qwen4_exp": "the tiny build fails in eager forward (a None head size in the indexed attention)",
+    "zamba": "the tiny build fails at construction (tie_weights_keys of the shared transformer layers)",
+    "dbrx": "the tiny build fails in eager forward (torch.clamp with min and max None: clip_qkv)",
+    "parakeet": "an ASR model whose LSTM is in the RNN-T decoder, which needs audio features and labels: no case written",
+    "nemotron3_5_asr": "an ASR model whose tiny build fails in eager forward (a None attention mask, 'unsqueeze')",
+    "nemotron_asr_streaming": "an ASR model whose tiny build fails in eager forward (a None attention mask, 'unsqueeze')",
+}
+
+
+def _tiny_builder(model_type: str, auto: str, overrides: dict[str, Any]):
+    def build():  # type: ignore[no-untyped-def]
+        import transformers
+        from zoo.cases.transformers_tiny import tiny_kwargs
+
+        config = transformers.AutoConfig.for_model(model_type, **tiny_kwargs(model_type, **overrides))
+        return getattr(transformers, auto).from_config(config)
+
+    return build
+
+
+def _waveform_inputs(v: int) -> tuple[tuple, dict]:
+    import torch
+
+    b, n = AUDIO[v]
+    return (), {"input_values": torch.randn(b, 1, n, generator=_gen(v))}
+
+
+MOE_RNN_INPUTS: dict[str, Callable] = {"encodec": _waveform_inputs, "wavtokenizer": _waveform_inputs}
+
+
+def moe_rnn_cases() -> list[ModelCase | SkippedCase]:
+    cases: list[ModelCase | SkippedCase] = []
+    for family, model_type, auto in MOE_RNN_FAMILIES:
+        why = MOE_RNN_UNBUILT.get(family) or (
+            "no Auto class maps the family's config" if auto == "-" else _available(model_type, auto))
+        if why:
+            cases.append(SkippedCase(family, LIB, why))
+            continue
+        inputs = MOE_RNN_INPUTS.get(family) or (seq2seq_inputs() if auto == "AutoModelForSeq2SeqLM" else text_inputs())
+        cases.append(ModelCase(name=family, package=LIB, inputs=inputs,
+                               build=_tiny_builder(model_type, auto, MOE_RNN_OVERRIDES.get(family, {}))))
+    return cases
+
+
 # --------------------------------------------------------------------------- the zoo
 def models() -> list[ModelCase | SkippedCase]:
     S = SMALL
@@ -375,7 +577,8 @@ def models() -> list[ModelCase | SkippedCase]:
     add(case("audio_spectrogram_transformer", "audio-spectrogram-transformer",
              dict(S, patch_size=8, frequency_stride=8, time_stride=8, max_length=32, num_mel_bins=16),
              features_inputs(16, [32, 32, 32], time_major=True, key="input_values")))
-    return mark_extended(C, EXTENDED)
+    C += moe_rnn_cases()
+    return mark_extended(C, EXTENDED | MOE_RNN_EXTENDED)
 
 
 def _whisper_inputs(v: int) -> tuple[tuple, dict]:
