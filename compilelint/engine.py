@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis.breaking import always_breaking
+from compilelint.analysis.compile_modes import fullgraph_only
 from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
+from compilelint.analysis.nested_roots import nested_roots
 from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.method_attributes import stores_bound_method
@@ -160,24 +162,36 @@ def _break_rules(settings: Settings, path: str | None) -> list[Rule]:
 
 
 def _without_captured_breaks(raw: list[RawFinding], analysis: RegionAnalysis, tree: ast.Module) -> list[RawFinding]:
-    """Default-mode breaks the Dynamo config this file sets around the region turns into
-    traced code (``capture_scalar_outputs`` for ``.item()``; analysis.dynamo_config)."""
-    if "config" not in analysis.index.text:
+    """Default-mode breaks that are traced code where the region is compiled: under the
+    Dynamo config this file sets around it (``capture_scalar_outputs`` for ``.item()``;
+    analysis.dynamo_config), or in a function compiled only with ``fullgraph=True``
+    (analysis.compile_modes)."""
+    index = analysis.index
+    if "config" not in index.text and "fullgraph" not in index.text and "nopython" not in index.text and "assert" not in index.text:
         return raw
-    module = module_flags(analysis.index, tree)
+    module = module_flags(index, tree) if "config" in index.text else frozenset()
     roots = {state.info.qualname: state.info for state in analysis.regions() if state.root}
-    flags: dict[str, frozenset[str]] = {}
+    nested = {id(n.info): n for n in nested_roots(index)}
+    traced: dict[str, tuple[frozenset[str], bool]] = {}
 
-    def around(root: str) -> frozenset[str]:
-        if root not in flags:
+    def around(root: str) -> tuple[frozenset[str], bool]:
+        if root not in traced:
             info = roots.get(root)
-            flags[root] = module | (function_flags(analysis.index, info) if info is not None else frozenset())
-        return flags[root]
+            if info is None:
+                traced[root] = (module, False)
+            else:
+                traced[root] = (module | function_flags(index, info), fullgraph_only(index, info, nested.get(id(info))))
+        return traced[root]
 
-    return [
-        r for r in raw
-        if not (r.region and captured(around(r.region[0]), r.breaks == (Mode.DEFAULT,), r.gb_ids))
-    ]
+    kept = []
+    for r in raw:
+        default_only = r.breaks == (Mode.DEFAULT,)
+        if r.region and default_only:
+            flags, fullgraph = around(r.region[0])
+            if fullgraph or captured(flags, default_only, r.gb_ids):
+                continue
+        kept.append(r)
+    return kept
 
 
 def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:

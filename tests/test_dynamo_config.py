@@ -1,4 +1,5 @@
-"""Dynamo config set in the file (analysis.dynamo_config): what it traces is no finding.
+"""How the file compiles (analysis.dynamo_config, analysis.compile_modes): what Dynamo then
+traces is no finding.
 
 Each ``test_*`` function of the snippets compiles its closure the way PyTorch's Dynamo tests
 and user scripts do; run under Dynamo's hooks, the breaks must be exactly the findings.
@@ -96,6 +97,45 @@ MODULE_LEVEL = textwrap.dedent(
 )
 
 
+FULLGRAPH = textwrap.dedent(
+    '''
+    import torch
+    import torch._dynamo
+
+
+    def test_fullgraph_call():
+        def fn(x):
+            return x * x.sum().item()  # traced: fullgraph=True captures it
+
+        torch.compile(fn, backend="eager", fullgraph=True)(torch.ones(3))
+
+
+    def test_nopython():
+        def fn(x):
+            return x.nonzero() + 1  # traced
+
+        torch._dynamo.optimize("eager", nopython=True)(fn)(torch.ones(3))
+
+
+    @torch.compile(backend="eager", fullgraph=True)
+    def decorated(x):
+        return torch.ones(int(x.sum()))  # traced
+
+
+    def test_decorated():
+        decorated(torch.ones(3))
+
+
+    def test_both_modes():
+        def fn(x):
+            return x * x.sum().item()  # breaks in the default-mode compile
+
+        torch.compile(fn, backend="eager")(torch.ones(3))
+        torch.compile(fn, backend="eager", fullgraph=True)(torch.ones(3))
+    '''
+)
+
+
 def _line(source: str, text: str) -> int:
     return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
 
@@ -112,6 +152,11 @@ def test_patched_breaks_are_not_claimed(tmp_path: Path) -> None:
 def test_module_level_config(tmp_path: Path) -> None:
     lines = _default_lines(MODULE_LEVEL, tmp_path / "test_module_level.py")
     assert lines == {_line(MODULE_LEVEL, "# breaks")}
+
+
+def test_fullgraph_only_functions(tmp_path: Path) -> None:
+    lines = _default_lines(FULLGRAPH, tmp_path / "test_fullgraph.py")
+    assert lines == {_line(FULLGRAPH, "# breaks")}
 
 
 def _dynamo_breaks(source: str, path: Path, tmp_path: Path) -> tuple[set[int], list[Finding]]:
@@ -138,7 +183,7 @@ def _dynamo_breaks(source: str, path: Path, tmp_path: Path) -> tuple[set[int], l
     return broken, findings
 
 
-@pytest.mark.parametrize("source", [PATCHED, MODULE_LEVEL], ids=["patched", "module_level"])
+@pytest.mark.parametrize("source", [PATCHED, MODULE_LEVEL, FULLGRAPH], ids=["patched", "module_level", "fullgraph"])
 def test_findings_are_what_dynamo_does(source: str, tmp_path: Path) -> None:
     broken, findings = _dynamo_breaks(source, tmp_path / "test_config_snippet.py", tmp_path)
     claimed = {f.line for f in findings if Mode.DEFAULT in f.breaks}

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from compilelint.analysis.roots import COMPILE_FUNCTIONS, _compiled_by, _is_compiler
+from compilelint.analysis.roots import COMPILE_FUNCTIONS, _compiled_by, _is_compiler, unpartial
 
 if TYPE_CHECKING:
     from compilelint.analysis.module_index import FunctionInfo, FunctionNode, ModuleIndex
@@ -37,6 +37,9 @@ class NestedRoot:
     info: FunctionInfo
     siblings: dict[str, FunctionInfo] = field(default_factory=dict)
     calls: list[ast.Call] = field(default_factory=list)
+    # the compiler call behind each compile of it in its scope (its options), or None
+    # where the scope does not show it (a compiler bound elsewhere)
+    compiled_with: list[ast.Call | None] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +61,8 @@ class _Scope:
     compiled: dict[str, str] = field(default_factory=dict)  # opt_fn = torch.compile(fn): opt_fn -> fn
     targets: list[str] = field(default_factory=list)  # names handed to a compiler here
     target_nodes: list[ast.Name] = field(default_factory=list)
+    compiled_with: dict[str, list[ast.Call | None]] = field(default_factory=dict)  # name -> its compilers
+    compiler_calls: dict[str, ast.Call] = field(default_factory=dict)  # opt -> torch.compile(fullgraph=True)
     bound: set[str] = field(default_factory=set)  # every name this scope binds
     calls: dict[str, list[ast.Call]] = field(default_factory=dict)  # name(...) here
 
@@ -146,7 +151,7 @@ def _root(scope: _Scope, name: str, calling: _Scope) -> NestedRoot:
     aliases = {name} | {alias for alias, target in calling.compiled.items() if target == name}
     calls = [call for alias in sorted(aliases) for call in calling.calls.get(alias, ())]
     siblings = {k: v for k, v in scope.defs.items() if k != name}
-    return NestedRoot(scope.defs[name], siblings, calls)
+    return NestedRoot(scope.defs[name], siblings, calls, list(calling.compiled_with.get(name, ())))
 
 
 def _record_assignment(index: ModuleIndex, scope: _Scope, name: str, value: ast.expr) -> None:
@@ -155,6 +160,7 @@ def _record_assignment(index: ModuleIndex, scope: _Scope, name: str, value: ast.
     compilers = index.compile_sites.compilers | scope.compilers
     if _is_compiler(value, index.imports, compilers):
         scope.compilers.add(name)
+        scope.compiler_calls[name] = unpartial(value, index.imports)
         return
     target = _compiled_by(value, index.imports, compilers)
     if isinstance(target, ast.Name):
@@ -166,13 +172,20 @@ def _record_call(index: ModuleIndex, scope: _Scope, call: ast.Call) -> None:
         scope.calls.setdefault(call.func.id, []).append(call)
     compilers = index.compile_sites.compilers | scope.compilers
     target: ast.expr | None = None
+    options: ast.Call | None = None
     if index.qualname(call.func) in COMPILE_FUNCTIONS:
         target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "model"), None)
+        options = call
     elif _is_compiler(call.func, index.imports, compilers) and call.args:
         target = call.args[0]
+        if isinstance(call.func, ast.Call):
+            options = unpartial(call.func, index.imports)
+        elif isinstance(call.func, ast.Name):
+            options = scope.compiler_calls.get(call.func.id)
     if isinstance(target, ast.Name):
         scope.targets.append(target.id)
         scope.target_nodes.append(target)
+        scope.compiled_with.setdefault(target.id, []).append(options)
 
 
 def _compiler_decorated(info: FunctionInfo, chain: list[_Scope]) -> bool:
