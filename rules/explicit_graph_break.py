@@ -12,6 +12,8 @@ from compilelint.registry import Rule
 EXPLICIT = {
     "torch._dynamo.graph_break": ("an explicit graph break", ("GB0025",)),
     "torch._dynamo.skip_frame": ("an explicit frame skip: the whole function runs eager", ("GB4297",)),
+    # PyTorch's own tests break this way: ComptimeContext graph break
+    "torch._dynamo.comptime.comptime.graph_break": ("an explicit graph break", ("GB0030",)),
 }
 DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
 
@@ -20,7 +22,8 @@ class ExplicitGraphBreak(Rule):
     """Checks for graph breaks the code asks for: `torch._dynamo.graph_break()` and relatives.
 
     ## What it does
-    Flags, inside a compiled region, calls of `torch._dynamo.graph_break()` and
+    Flags, inside a compiled region, calls of `torch._dynamo.graph_break()`,
+    `comptime.graph_break()` (`torch._dynamo.comptime`, GB0030) and
     `torch._dynamo.skip_frame()`, and `torch.compiler.disable(...)` /
     `torch._dynamo.disable(...)` called (not used as a decorator) inside compiled code.
 
@@ -59,7 +62,7 @@ class ExplicitGraphBreak(Rule):
     code = "CL113"
     name = "explicit-graph-break"
     message = "an explicit graph break: intended, but an error under fullgraph=True (GB0025)"
-    gb_ids = ("GB0025", "GB4297", "GB0007", "GB0098", "GB0148")
+    gb_ids = ("GB0025", "GB0030", "GB4297", "GB0007", "GB0098", "GB0148")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
     nodes = (ast.Call,)
 
