@@ -9,7 +9,7 @@ The tests are public code kept OUTSIDE this repository, in --tests (default
 /work/dynamo-tests/<path in pytorch/pytorch>), copied with the read_file tool. Which files:
 under test/dynamo, the test modules named test_unspec.py, _test_misc_partN.py or
 _repros_partN.py that are there, plus the helper modules they import (_test_misc_common.py,
-_repros_common.py), linted too. Where a file was cut (transcription budget), it ends at a
+_repros_common.py, utils.py), linted too. Where a file was cut (transcription budget), it ends at a
 test boundary; bench/results/dynamo_tests.md says which commit and how much.
 
 (a) Ground truth: one subprocess per test file (--record-one) imports it, collects its
@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 TEST_NAMES = ("test_unspec.py",)
 TEST_PREFIXES = ("_test_misc_part", "_repros_part")
-HELPERS = ("_test_misc_common.py", "_repros_common.py")
+HELPERS = ("_test_misc_common.py", "_repros_common.py", "utils.py")
 
 
 def test_files(tests: Path) -> tuple[list[Path], list[Path]]:
@@ -268,9 +268,18 @@ def render(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         lines += [f"- {m}" for m in summary[f"{mode} misses"]]
         lines += ["", f"## {mode}: false positives ({len(summary[f'{mode} false positives'])})", ""]
         lines += [f"- {m}" for m in summary[f"{mode} false positives"]]
+    if meta.get("sources"):
+        lines += ["", f"## Sources ({meta['sources'].get('repo')}, {meta['sources'].get('copied_with')})", ""]
+        lines += [f"- {path}: {entry['commit']}, {entry['copied']}" for path, entry in meta["sources"]["files"].items()]
     lines += ["", "## Claims by rule, kind and verdict", ""]
     lines += [f"- {k}: {v}" for k, v in sorted(summary["claims by rule"].items())]
     return "\n".join(lines) + "\n"
+
+
+def _manifest(tests: Path) -> dict[str, Any] | None:
+    """Which commit each copied file came from, and how much of it (written when copying)."""
+    path = tests / "MANIFEST.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -308,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = dict(torch=", ".join(sorted({r["torch"] for r in records})), code=os.path.dirname(os.path.dirname(compilelint.__file__)),
                 files=[p.name for p in runnable + helpers], outcomes=dict(outcomes),
                 import_failures=[f"{Path(r['file']).name}: {r['status']}" for r in records if r["status"] != "ok"],
-                findings=len(findings))
+                findings=len(findings), sources=_manifest(args.tests))
     text = render(summary, meta)
     print(text)
     args.out.with_suffix(".json").write_text(json.dumps(dict(meta=meta, **summary), indent=1))
