@@ -180,3 +180,38 @@ def test_findings_are_what_dynamo_does(tmp_path: Path) -> None:
     spans = [range(f.statement_lines[0], f.statement_lines[1] + 1) for f in findings]
     assert all(any(line in span for span in spans) for line in broken), (sorted(broken), sorted(claimed))
     assert claimed <= broken, (sorted(claimed), sorted(broken))
+
+
+def test_torch_reexported_by_a_common_file(tmp_path: Path) -> None:
+    """PyTorch's Dynamo tests import ``torch`` and ``nn`` from a shared file
+    (``from ._repros_common import torch, nn``): those names are still torch's."""
+    source = textwrap.dedent(
+        """
+        try:
+            from ._common import nn, np, torch
+        except ImportError:
+            from _common import nn, np, torch
+
+
+        class Tests:
+            def test_backward(self):
+                def f(a):
+                    loss = (a * 2).sum()
+                    loss.backward()
+                    return loss
+
+                torch.compile(f, backend="eager")(torch.ones(2, requires_grad=True))
+
+            def test_parameter(self):
+                def g(x):
+                    return nn.Parameter(x) + np.float32(1.0)
+
+                torch.compile(g, backend="eager")(torch.ones(2))
+        """
+    )
+    findings = lint_source(source, str(tmp_path / "test_reexported.py")).findings
+    assert {(f.code, f.line) for f in findings} >= {("CL114", _line_in(source, "loss.backward()")), ("CL112", _line_in(source, "nn.Parameter"))}
+
+
+def _line_in(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)

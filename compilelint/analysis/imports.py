@@ -28,12 +28,13 @@ class ImportTable:
             return
         # Relative imports keep their dots so cross-file resolution can find the file.
         module = "." * node.level + (node.module or "")
+        names = {alias.name for alias in node.names}
         for alias in node.names:
             if alias.name == "*":
                 self.stars.append(module)
                 continue
             sep = "" if module.endswith(".") or not module else "."
-            self._names[alias.asname or alias.name] = f"{module}{sep}{alias.name}"
+            self._names[alias.asname or alias.name] = _reexported(alias.name, names) or f"{module}{sep}{alias.name}"
 
     def __contains__(self, name: str) -> bool:
         return name in self._names
@@ -54,6 +55,20 @@ class ImportTable:
             return None
         root, dot, rest = name.partition(".")
         return self._names.get(root, root) + dot + rest
+
+
+# Modules a test suite's common file re-exports under their usual names (``from
+# ._repros_common import torch, nn, np``): the names are those modules, wherever they come from.
+REEXPORTED = {"torch": "torch", "numpy": "numpy", "np": "numpy"}
+REEXPORTED_WITH_TORCH = {"nn": "torch.nn"}  # only beside ``torch`` itself: ``nn`` is not always torch's
+
+
+def _reexported(name: str, imported_together: set[str]) -> str | None:
+    if name in REEXPORTED:
+        return REEXPORTED[name]
+    if name in REEXPORTED_WITH_TORCH and "torch" in imported_together:
+        return REEXPORTED_WITH_TORCH[name]
+    return None
 
 
 def dotted_name(node: ast.expr) -> str | None:
