@@ -246,6 +246,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
     classes: dict[str, ClassInfo] = {}
     module_names: set[str] = set()
     index = ModuleIndex(imports, functions, classes, module_names, CompileSites(), text=text)
+    eager_experts = "get_correct_experts_implementation" in text and _experts_default_to_eager(tree)
     for stmt in _top_level_statements(tree.body):
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.add(stmt)
@@ -254,7 +255,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
             functions[stmt.name] = function_info(index, stmt, stmt.name, None)
             module_names.add(stmt.name)
         elif isinstance(stmt, ast.ClassDef):
-            cls = _class_info(index, stmt)
+            cls = _class_info(index, stmt, eager_experts)
             # bases are the classes bound to their names now: ``class A(A)`` extends the
             # earlier A, which stays a class of the file (and a region) of its own
             cls.local_bases = [classes[b] for b in cls.bases if b in classes]
@@ -333,10 +334,10 @@ def function_info(
     return info
 
 
-def _class_info(index: ModuleIndex, node: ast.ClassDef) -> ClassInfo:
+def _class_info(index: ModuleIndex, node: ast.ClassDef, eager_experts: bool = False) -> ClassInfo:
     bases = tuple(name for base in node.bases if (name := index.qualname(base)))
     cls = ClassInfo(node=node, bases=bases)
-    replaced = any(name.rsplit(".", 1)[-1] in FORWARD_REPLACING_DECORATORS for name in index.decorator_names(node))
+    replaced = not eager_experts and any(name.rsplit(".", 1)[-1] in FORWARD_REPLACING_DECORATORS for name in index.decorator_names(node))
     for stmt in node.body:
         method = stmt if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else _lambda_method(stmt)
         if method is None or (replaced and method.name == "forward"):
@@ -404,8 +405,21 @@ NOT_MODULE_NAME = re.compile(
     r"|Output$|Config$|Compat$|ContextManager$|Exception$|Error$|Dataset$|Thread$"
 )
 # Class decorators that replace forward by default: transformers' MoE experts dispatch to
-# a grouped-matmul kernel unless experts_implementation="eager" (measured: no break).
+# a grouped-matmul kernel unless experts_implementation="eager" (measured: no break), which
+# is also the default where the file's model class chooses it (_experts_default_to_eager).
 FORWARD_REPLACING_DECORATORS = frozenset({"use_experts_implementation"})
+
+
+def _experts_default_to_eager(tree: ast.Module) -> bool:
+    """A model class of the file picks "eager" as its default experts implementation (its
+    ``get_correct_experts_implementation`` names it): the decorated forward is then the one
+    that runs (transformers 5.x openai_privacy_filter; measured: it breaks as written)."""
+    for cls in (s for s in tree.body if isinstance(s, ast.ClassDef)):
+        for method in cls.body:
+            if isinstance(method, ast.FunctionDef) and method.name == "get_correct_experts_implementation":
+                if any(isinstance(n, ast.Constant) and n.value == "eager" for n in ast.walk(method)):
+                    return True
+    return False
 
 
 def _external_base_of(cls: ClassInfo, index: ModuleIndex) -> bool | None:
