@@ -19,6 +19,7 @@ from compilelint.findings import Finding, Mode
 SNIPPET = textwrap.dedent(
     '''
     import functools
+    import math
 
     import torch
     import torch._dynamo
@@ -92,6 +93,16 @@ SNIPPET = textwrap.dedent(
         opt_fn(torch.ones(2), False)
 
 
+    def test_literal_names():
+        def fn(shape, y):
+            if y == y:  # a Python float at the only call: no break
+                return torch.randn(shape)  # a list of ints: no break
+            return torch.zeros(shape)
+
+        shape = [2, 3]
+        torch.compile(fn, backend="eager")(shape, math.nan)
+
+
     def test_not_compiled():
         def fn(x):
             print("eager only")
@@ -159,6 +170,7 @@ def test_each_spelling_of_a_nested_compile_is_a_root(tmp_path: Path) -> None:
     assert _line('print("not compiled")') not in flagged
     assert _line('print("eager only")') not in flagged
     assert _line("if flag:") not in {f.line for f in findings}
+    assert not {_line("if y == y"), _line("torch.randn(shape)")} & {f.line for f in findings}
 
 
 def test_findings_are_what_dynamo_does(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ class NestedRoot:
     # the compiler call behind each compile of it in its scope (its options), or None
     # where the scope does not show it (a compiler bound elsewhere)
     compiled_with: list[ast.Call | None] = field(default_factory=list)
+    literals: frozenset[str] = frozenset()  # names its scope binds once, to a literal
 
 
 @dataclass
@@ -63,6 +64,8 @@ class _Scope:
     target_nodes: list[ast.Name] = field(default_factory=list)
     compiled_with: dict[str, list[ast.Call | None]] = field(default_factory=dict)  # name -> its compilers
     compiler_calls: dict[str, ast.Call] = field(default_factory=dict)  # opt -> torch.compile(fullgraph=True)
+    stores: dict[str, int] = field(default_factory=dict)  # name -> how many times this scope binds it
+    literal_values: dict[str, ast.expr] = field(default_factory=dict)  # name -> a literal it is bound to
     bound: set[str] = field(default_factory=set)  # every name this scope binds
     calls: dict[str, list[ast.Call]] = field(default_factory=dict)  # name(...) here
 
@@ -120,8 +123,11 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
             scope.bound.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             scope.bound.add(node.id)
+            scope.stores[node.id] = scope.stores.get(node.id, 0) + 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
+            if isinstance(node.value, (ast.Constant, ast.Tuple, ast.List, ast.UnaryOp, ast.Attribute)):
+                scope.literal_values[name] = node.value
             if isinstance(node.value, ast.Lambda):  # f = lambda x: ...; torch.compile(f)
                 scope.defs[name] = _lambda_info(index, node.value, f"{info.qualname}.<locals>.{name}")
                 scope.defs[name].parent = info
@@ -151,7 +157,13 @@ def _root(scope: _Scope, name: str, calling: _Scope) -> NestedRoot:
     aliases = {name} | {alias for alias, target in calling.compiled.items() if target == name}
     calls = [call for alias in sorted(aliases) for call in calling.calls.get(alias, ())]
     siblings = {k: v for k, v in scope.defs.items() if k != name}
-    return NestedRoot(scope.defs[name], siblings, calls, list(calling.compiled_with.get(name, ())))
+    return NestedRoot(scope.defs[name], siblings, calls, list(calling.compiled_with.get(name, ())), _literals(calling))
+
+
+def _literals(scope: _Scope) -> frozenset[str]:
+    """Names bound once in the scope, to what ``literal_kind`` reads as a literal there
+    (checked by the caller with the index: ``shape = [2, 3]``, ``eps = math.pi``)."""
+    return frozenset(name for name in scope.literal_values if scope.stores.get(name) == 1)
 
 
 def _record_assignment(index: ModuleIndex, scope: _Scope, name: str, value: ast.expr) -> None:
@@ -168,9 +180,13 @@ def _record_assignment(index: ModuleIndex, scope: _Scope, name: str, value: ast.
 
 
 def _record_call(index: ModuleIndex, scope: _Scope, call: ast.Call) -> None:
+    compilers = index.compile_sites.compilers | scope.compilers
     if isinstance(call.func, ast.Name):
         scope.calls.setdefault(call.func.id, []).append(call)
-    compilers = index.compile_sites.compilers | scope.compilers
+    elif isinstance(call.func, ast.Call):  # torch.compile(fn, ...)(x, 1.0): a call of fn
+        compiled = _compiled_by(call.func, index.imports, compilers)
+        if isinstance(compiled, ast.Name):
+            scope.calls.setdefault(compiled.id, []).append(call)
     target: ast.expr | None = None
     options: ast.Call | None = None
     if index.qualname(call.func) in COMPILE_FUNCTIONS:

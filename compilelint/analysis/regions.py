@@ -280,7 +280,7 @@ class RegionAnalysis:
         for call in nested.calls if nested is not None else calls_of_compiled(self.index, info):
             literals: dict[int, Kind] = {}
             for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
-                kind = literal_kind(value, self.index)
+                kind = literal_kind(value, self.index, nested.literals if nested is not None else frozenset())
                 if kind is not None:
                     literals[id(value)] = kind
             for name, kind in bind_arguments(info.node, call, bound, literals).items():

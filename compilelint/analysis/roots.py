@@ -274,16 +274,22 @@ def _external_receivers(index: ModuleIndex, receiver: ast.expr, instances_only: 
 
 
 # --- argument kinds from the calls of compiled functions -------------------------------------
-def literal_kind(node: ast.expr, index: ModuleIndex) -> Kind | None:
-    """STATIC for a literal (``True``, ``2``, ``"mean"``, ``(1, 2)``, ``-1``, a module-level
-    constant); None when the call site says nothing we can read without running it."""
+MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "math.inf", "math.nan"})
+
+
+def literal_kind(node: ast.expr, index: ModuleIndex, local_literals: frozenset[str] = frozenset()) -> Kind | None:
+    """STATIC for a literal (``True``, ``2``, ``"mean"``, ``(1, 2)``, ``-1``, ``math.pi``, a
+    module-level constant, or a name the calling scope binds once to a literal:
+    ``local_literals``); None when the call site says nothing we can read without running it."""
     if isinstance(node, ast.Constant):
         return Kind.STATIC
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+    if isinstance(node, ast.UnaryOp) and literal_kind(node.operand, index, local_literals):
         return Kind.STATIC
-    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(literal_kind(e, index) for e in node.elts):
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(literal_kind(e, index, local_literals) for e in node.elts):
         return Kind.STATIC
-    if isinstance(node, ast.Name) and isinstance(index.assignments.get(node.id), ast.Constant):
+    if isinstance(node, ast.Name) and (node.id in local_literals or isinstance(index.assignments.get(node.id), ast.Constant)):
+        return Kind.STATIC
+    if isinstance(node, ast.Attribute) and index.qualname(node) in MATH_CONSTANTS:
         return Kind.STATIC
     return None
 
