@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from compilelint.analysis.breaking import always_breaking
 from compilelint.analysis.compile_modes import fullgraph_only
 from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
-from compilelint.analysis.nested_roots import nested_roots
+from compilelint.analysis.nested_roots import nested_root_of
 from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
 from compilelint.analysis.frames import breaking_functions, skipped_after
 from compilelint.analysis.method_attributes import stores_bound_method
@@ -167,11 +167,11 @@ def _without_captured_breaks(raw: list[RawFinding], analysis: RegionAnalysis, tr
     analysis.dynamo_config), or in a function compiled only with ``fullgraph=True``
     (analysis.compile_modes)."""
     index = analysis.index
-    if "config" not in index.text and "fullgraph" not in index.text and "nopython" not in index.text and "assert" not in index.text:
+    configured = "config" in index.text  # the only spellings dynamo_config reads name it
+    if not configured and not any(word in index.text for word in ("fullgraph", "nopython", "optimize_assert")):
         return raw
-    module = module_flags(index, tree) if "config" in index.text else frozenset()
+    module = module_flags(index, tree) if configured else frozenset()
     roots = {state.info.qualname: state.info for state in analysis.regions() if state.root}
-    nested = {id(n.info): n for n in nested_roots(index)}
     traced: dict[str, tuple[frozenset[str], bool]] = {}
 
     def around(root: str) -> tuple[frozenset[str], bool]:
@@ -180,15 +180,15 @@ def _without_captured_breaks(raw: list[RawFinding], analysis: RegionAnalysis, tr
             if info is None:
                 traced[root] = (module, False)
             else:
-                traced[root] = (module | function_flags(index, info), fullgraph_only(index, info, nested.get(id(info))))
+                flags = module | function_flags(index, info) if configured else module
+                traced[root] = (flags, fullgraph_only(index, info, nested_root_of(index, info)))
         return traced[root]
 
     kept = []
     for r in raw:
-        default_only = r.breaks == (Mode.DEFAULT,)
-        if r.region and default_only:
+        if r.region and r.breaks == (Mode.DEFAULT,):
             flags, fullgraph = around(r.region[0])
-            if fullgraph or captured(flags, default_only, r.gb_ids):
+            if fullgraph or captured(flags, r.gb_ids):
                 continue
         kept.append(r)
     return kept

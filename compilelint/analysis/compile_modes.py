@@ -28,7 +28,7 @@ FULLGRAPH_KEYWORDS = ("fullgraph", "nopython")
 def fullgraph_only(index: ModuleIndex, info: FunctionInfo, nested: NestedRoot | None) -> bool:
     if info.owner is not None:
         return False  # methods are compiled through their object too: not followed here
-    compilers: list[ast.Call | None] = [d for d in _compile_decorators(index, info)]
+    compilers = _compile_decorators(index, info)
     if nested is not None:
         compilers += nested.compiled_with
     elif info.parent is None:

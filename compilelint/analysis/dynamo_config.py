@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+    from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
 
 CONFIG_MODULES = ("torch._dynamo.config", "torch.compiler.config")
 # flag -> the graph breaks it turns into traced code (default mode)
@@ -55,13 +55,9 @@ def function_flags(index: ModuleIndex, info: FunctionInfo) -> frozenset[str]:
         if function is not info:
             found.update(_with_patches(index, function))
         if function.owner is not None:
-            found.update(_class_flags(index, function.owner))
+            found.update(_patched(index, function.owner.node.decorator_list))
         function = function.parent
     return frozenset(found)
-
-
-def _class_flags(index: ModuleIndex, cls: ClassInfo) -> Iterator[str]:
-    yield from _patched(index, cls.node.decorator_list)
 
 
 def _with_patches(index: ModuleIndex, function: FunctionInfo) -> Iterator[str]:
@@ -101,9 +97,9 @@ def _config_attribute(index: ModuleIndex, target: ast.expr) -> str | None:
     return None
 
 
-def captured(flags: frozenset[str], breaks_default_only: bool, gb_ids: tuple[str, ...]) -> bool:
+def captured(flags: frozenset[str], gb_ids: tuple[str, ...]) -> bool:
     """Whether the flags make a default-mode-only break of these GB ids traced code."""
-    if not breaks_default_only or not gb_ids or not flags:
+    if not gb_ids or not flags:
         return False
     traced = frozenset().union(*(CAPTURED_BREAKS[flag] for flag in flags if flag in CAPTURED_BREAKS))
     return set(gb_ids) <= traced

@@ -354,10 +354,16 @@ def _lambda_method(stmt: ast.stmt) -> ast.FunctionDef | None:
     target, value = stmt.targets[0], stmt.value
     if not isinstance(target, ast.Name):
         return None
-    body = ast.copy_location(ast.Return(value=value.body), value.body)
-    function = ast.FunctionDef(name=target.id, args=value.args, body=[body], decorator_list=[], returns=None,
+    return lambda_function(value, target.id, stmt)
+
+
+def lambda_function(node: ast.Lambda, name: str, at: ast.AST) -> ast.FunctionDef:
+    """A lambda as the function it is: one returning its body, which keeps its own nodes
+    (and their positions); the function itself is placed at ``at``."""
+    body = ast.copy_location(ast.Return(value=node.body), node.body)
+    function = ast.FunctionDef(name=name, args=node.args, body=[body], decorator_list=[], returns=None,
                                type_comment=None)  # fmt: skip
-    return ast.copy_location(function, stmt)
+    return ast.copy_location(function, at)
 
 
 def _is_torch_module_base(name: str) -> bool:

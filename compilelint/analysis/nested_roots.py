@@ -50,6 +50,7 @@ class NestedCompiles:
 
     roots: list[NestedRoot] = field(default_factory=list)
     local_targets: set[int] = field(default_factory=set)  # ids of the target expressions
+    by_function: dict[int, NestedRoot] = field(default_factory=dict)  # id(FunctionInfo) -> its root
 
 
 @dataclass
@@ -60,8 +61,7 @@ class _Scope:
     defs: dict[str, FunctionInfo] = field(default_factory=dict)
     compilers: set[str] = field(default_factory=set)  # opt = torch._dynamo.optimize(cnt)
     compiled: dict[str, str] = field(default_factory=dict)  # opt_fn = torch.compile(fn): opt_fn -> fn
-    targets: list[str] = field(default_factory=list)  # names handed to a compiler here
-    target_nodes: list[ast.Name] = field(default_factory=list)
+    target_nodes: list[ast.Name] = field(default_factory=list)  # names handed to a compiler here
     compiled_with: dict[str, list[ast.Call | None]] = field(default_factory=dict)  # name -> its compilers
     compiler_calls: dict[str, ast.Call] = field(default_factory=dict)  # opt -> torch.compile(fullgraph=True)
     stores: dict[str, int] = field(default_factory=dict)  # name -> how many times this scope binds it
@@ -75,6 +75,10 @@ def nested_roots(index: ModuleIndex) -> list[NestedRoot]:
     return nested_compiles(index).roots
 
 
+def nested_root_of(index: ModuleIndex, info: FunctionInfo) -> NestedRoot | None:
+    return nested_compiles(index).by_function.get(id(info))
+
+
 def nested_compiles(index: ModuleIndex) -> NestedCompiles:
     """Memoised on the index."""
     if index.nested_compiles is None:
@@ -82,6 +86,7 @@ def nested_compiles(index: ModuleIndex) -> NestedCompiles:
         # the engine reads compile sites only in files that mention compiling (its text)
         if "compile" in index.text or "optimize" in index.text:
             found.roots = list(_find(index, found.local_targets))
+            found.by_function = {id(root.info): root for root in found.roots}
         index.nested_compiles = found
     return index.nested_compiles
 
@@ -97,16 +102,9 @@ def _find(index: ModuleIndex, local_targets: set[int]) -> Iterator[NestedRoot]:
 
 
 def _lambda_info(index: ModuleIndex, node: ast.Lambda, qualname: str) -> FunctionInfo:
-    """A lambda as the function it is: one returning its body, which keeps its own nodes
-    (and their positions)."""
-    from compilelint.analysis.module_index import function_info
+    from compilelint.analysis.module_index import function_info, lambda_function
 
-    body = ast.copy_location(ast.Return(value=node.body), node.body)
-    name = qualname.rpartition(".")[2]
-    function = ast.copy_location(ast.FunctionDef(
-        name=name, args=node.args, body=[body], decorator_list=[], returns=None, type_comment=None,
-    ), node)  # fmt: skip
-    return function_info(index, function, qualname, owner=None)
+    return function_info(index, lambda_function(node, qualname.rpartition(".")[2], node), qualname, owner=None)
 
 
 def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local_targets: set[int]) -> Iterator[NestedRoot]:
@@ -137,7 +135,7 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
     chain = [*enclosing, scope]
     local_targets.update(id(t) for t in scope.target_nodes if any(t.id in s.bound for s in chain))
     compiled = {name for name, child in scope.defs.items() if child.compiled or _compiler_decorated(child, chain)}
-    for name in scope.targets:
+    for name in (t.id for t in scope.target_nodes):
         if name in scope.defs:
             compiled.add(name)
         else:  # a def of an enclosing function, compiled here
@@ -187,21 +185,18 @@ def _record_call(index: ModuleIndex, scope: _Scope, call: ast.Call) -> None:
         compiled = _compiled_by(call.func, index.imports, compilers)
         if isinstance(compiled, ast.Name):
             scope.calls.setdefault(compiled.id, []).append(call)
-    target: ast.expr | None = None
-    options: ast.Call | None = None
+    target = _compiled_by(call, index.imports, compilers)
+    if not isinstance(target, ast.Name):
+        return
+    options: ast.Call | None = None  # the call holding the compile's options, where this scope shows it
     if index.qualname(call.func) in COMPILE_FUNCTIONS:
-        target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "model"), None)
         options = call
-    elif _is_compiler(call.func, index.imports, compilers) and call.args:
-        target = call.args[0]
-        if isinstance(call.func, ast.Call):
-            options = unpartial(call.func, index.imports)
-        elif isinstance(call.func, ast.Name):
-            options = scope.compiler_calls.get(call.func.id)
-    if isinstance(target, ast.Name):
-        scope.targets.append(target.id)
-        scope.target_nodes.append(target)
-        scope.compiled_with.setdefault(target.id, []).append(options)
+    elif isinstance(call.func, ast.Call):
+        options = unpartial(call.func, index.imports)
+    elif isinstance(call.func, ast.Name):
+        options = scope.compiler_calls.get(call.func.id)
+    scope.target_nodes.append(target)
+    scope.compiled_with.setdefault(target.id, []).append(options)
 
 
 def _compiler_decorated(info: FunctionInfo, chain: list[_Scope]) -> bool:

@@ -22,7 +22,7 @@ from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data, join_passed
 from compilelint.analysis.method_attributes import held_methods
-from compilelint.analysis.nested_roots import NestedRoot, nested_roots
+from compilelint.analysis.nested_roots import NestedRoot, nested_root_of, nested_roots
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
 from compilelint.budget import NO_DEADLINE, Deadline
@@ -239,13 +239,13 @@ class RegionAnalysis:
     # --- building ------------------------------------------------------------------------
     def run(self, roots: bool = True) -> None:
         """``roots=False``: only the entry points are compiled (a package file a call reaches)."""
-        nested = {id(n.info): n for n in nested_roots(self.index)}
         for info in find_roots(self.index) if roots else ():
             state = self._add(info, (info.qualname,), root=True)
-            if id(info) in nested:  # its scope's other defs are what its calls of them reach
-                state.local_defs.update(nested[id(info)].siblings)
+            nested = nested_root_of(self.index, info)
+            if nested is not None:  # its scope's other defs are what its calls of them reach
+                state.local_defs.update(nested.siblings)
             if state.root:
-                state.params.update(self._literal_arguments(info, nested.get(id(info))))
+                state.params.update(self._literal_arguments(info, nested))
             self._add_method_wrappers(info)
         compiled = compile_call_roots(self.index)
         for target in compiled.external if roots else ():  # compiled here, defined there; called with literals here
