@@ -6,6 +6,7 @@ import ast
 
 from compilelint.analysis.constructors import attribute_constructors, local_bases, self_name
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.objects import of_name
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -22,8 +23,9 @@ class SampleWithoutFakeKernel(Rule):
     ## What it does
     Flags, inside a compiled region, `.sample(size)` and `.rsample(size)` of a
     `torch.distributions` `Beta`, `Dirichlet`, `Binomial` or `LKJCholesky` (built in the
-    function, at module level, or stored on `self` in any method of the class) when `size`
-    holds a tensor size (`(x.shape[0],)`, `x.shape[:1]`, `(batch * n,)`).
+    function, at module level, stored on `self` in any method of the class, or passed in as
+    an argument by compiled code) when `size` holds a tensor size (`(x.shape[0],)`,
+    `x.shape[:1]`, `(batch * n,)`).
 
     ## Why is this bad?
     These samplers run `aten._sample_dirichlet` or `aten.binomial`, which Dynamo's fake
@@ -38,9 +40,10 @@ class SampleWithoutFakeKernel(Rule):
     that break (GB0092 "Reconstruction failure"; measured for a `Dirichlet` and a local
     `Binomial`, not for a local `Beta` of two literal tensors), and the function then runs in
     Python. Transformers 5.x's PI0 samples its flow-matching timestep this way
-    (`Beta(...).sample((batch_size,))`, modeling_pi0.py; reduced and measured). The zoo hit it in kornia's mix augmentations (`RandomCutMixV2`, `PatchMix`), where a
-    shared helper samples a `Beta` it is passed (that site is not flagged: the distribution
-    comes from another file's caller).
+    (`Beta(...).sample((batch_size,))`, modeling_pi0.py; reduced and measured). The zoo hit it in kornia's mix augmentations (`RandomCutMixV2`, `PatchMix`): a
+    generator's `make_samplers()`, run before compiling, stores the `Beta` on `self`, and
+    `forward` passes it to a helper of another file that samples it; the distribution a
+    parameter holds is what the callers pass, so that helper's line is flagged.
 
     ## Example
     ```python
@@ -114,6 +117,8 @@ def _distribution(receiver: ast.expr, ctx: RuleContext) -> tuple[str, bool] | No
         value = local or ctx.index.assignments.get(receiver.id)
         if isinstance(value, ast.Call):
             classes.add(ctx.qualname(value.func) or "")
+        if ctx.evaluator is not None:  # a parameter: what the callers pass (kornia's helpers)
+            classes.update(of_name(ctx.evaluator, receiver.id))
     elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
         function = ctx.function
         if function is not None and function.owner is not None and receiver.value.id == self_name(function):

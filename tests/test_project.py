@@ -286,6 +286,47 @@ def test_an_instance_stored_in_another_file_is_followed_in_the_run(tmp_path: Pat
     assert ("pkg/sampler.py", 4, "CL105") in _found(tmp_path)
 
 
+def test_an_instance_a_method_outside_compiled_code_stores_is_passed_to_another_file(tmp_path: Path) -> None:
+    # kornia's mix generators: make_samplers (run before compiling) stores a Beta on self,
+    # forward hands it to a helper of another file that samples it with a batch-sized shape.
+    # Measured on torch 2.13 (backend eager, batch sizes 2, 3, 4): GB0090 at helpers.py:4 in
+    # the default mode and with dynamic=True; fullgraph=True fails there.
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "import torch\n\ndef draw(shape, dist):\n    return dist.sample(shape)\n",
+        "pkg/mix.py": (
+            "import torch\nfrom torch import nn\nfrom torch.distributions import Beta, Normal\n"
+            "from .helpers import draw\n"
+            "class Mix(nn.Module):\n"
+            "    def make_samplers(self):\n"
+            "        self.beta_sampler = Beta(torch.tensor(1.0), torch.tensor(1.0))\n"
+            "        self.normal_sampler = Normal(torch.tensor(0.0), torch.tensor(1.0))\n"
+            "    def forward(self, x):\n"
+            "        noise = draw((x.shape[0],), self.normal_sampler)\n"
+            "        return x * draw((x.shape[0],), self.beta_sampler).view(-1, 1) + noise.view(-1, 1)\n"
+        ),
+    })  # fmt: skip
+    assert {site for site in _found(tmp_path) if site[2] == "CL136"} == {("pkg/helpers.py", 4, "CL136")}
+
+
+def test_a_normal_sample_in_a_helper_is_not_flagged(tmp_path: Path) -> None:
+    # the same helper, passed only a Normal: it compiles with dynamic sizes (torch 2.13)
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "import torch\n\ndef draw(shape, dist):\n    return dist.sample(shape)\n",
+        "pkg/mix.py": (
+            "import torch\nfrom torch import nn\nfrom torch.distributions import Normal\n"
+            "from .helpers import draw\n"
+            "class Mix(nn.Module):\n"
+            "    def make_samplers(self):\n"
+            "        self.normal_sampler = Normal(torch.tensor(0.0), torch.tensor(1.0))\n"
+            "    def forward(self, x):\n"
+            "        return x * draw((x.shape[0],), self.normal_sampler).view(-1, 1)\n"
+        ),
+    })  # fmt: skip
+    assert not {site for site in _found(tmp_path) if site[2] == "CL136"}
+
+
 GRAPHS = {
     "graphs/__init__.py": "",
     "graphs/sparse.py": (

@@ -33,6 +33,17 @@ def attribute_constructors(index: ModuleIndex, cls: ClassInfo, name: str) -> fro
     return index.constructor_memo[key]
 
 
+def imported_instances(index: ModuleIndex, cls: ClassInfo, name: str) -> tuple[str, ...]:
+    """The imported classes ``self.name`` may hold an instance of, from the assignments in
+    any method of ``cls`` (``self.beta_sampler = Beta(a, b)`` in a ``make_samplers`` that
+    runs before compiled code): called names spelled as classes (CapWords), since a call of
+    ``torch.tensor`` or ``F.pad`` builds no instance that has methods of its own."""
+    found = attribute_constructors(index, cls, name)
+    return tuple(
+        sorted(n for n in found if n not in index.classes and n not in CONTAINERS and n.rsplit(".", 1)[-1][:1].isupper())
+    )
+
+
 def _related(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:
     """``cls``, its local subclasses, and every class in their mros: one walk with one
     ``seen`` set (a chain of N subclasses costs O(N), not O(N) per subclass)."""

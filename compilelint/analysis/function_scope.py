@@ -19,6 +19,7 @@ from compilelint.analysis.class_attributes import (
     external_attribute_class,
     matching_attribute_kind,
 )
+from compilelint.analysis.constructors import imported_instances
 from compilelint.analysis.dispatch_targets import (
     attribute_function,
     constant_getattr,
@@ -196,6 +197,16 @@ class FunctionScope:
         absolute = [f"{module}.{key[1:]}" if key.startswith("@") and module else key for key in keys]
         found += [self.analysis.known_attributes.get((key, attr), ()) for key in absolute]
         return objects.join(*found)
+
+    def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
+        """``attribute_objects``, and the imported classes any method of the class stores in
+        ``self.attr``: what compiled code passes on when it hands the attribute to a function
+        of another file (kornia's generators pass the ``Beta`` that ``make_samplers`` built).
+        Calls on the attribute itself keep to ``attribute_objects``, so submodules built in
+        ``__init__`` resolve as before."""
+        held = self.attribute_objects(node, evaluator)
+        own = self._own_attribute(node)
+        return held if own is None else objects.join(held, imported_instances(self.analysis.index, *own))
 
     def matching_attributes(self, receiver: ast.expr, prefix: str, suffix: str) -> Kind | None:
         """``getattr(self, f"{prefix}{x}{suffix}")``: the kinds of the attributes so named."""

@@ -86,7 +86,7 @@ def of_value(evaluator: Evaluator, value: ast.expr | None) -> Objects:
         built = tuple(f"@{cls.name}" for cls in evaluator.built.get(id(value), ()))
         return join(built, evaluator.imported_built.get(id(value), ()), evaluator.value_objects.get(id(value), ()))
     if isinstance(value, ast.Attribute):
-        return evaluator.sink.attribute_objects(value, evaluator)
+        return evaluator.sink.attribute_values(value, evaluator)
     if isinstance(value, ast.IfExp):
         return join(of_value(evaluator, value.body), of_value(evaluator, value.orelse))
     if isinstance(value, ast.BoolOp):
