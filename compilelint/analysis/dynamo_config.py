@@ -8,11 +8,13 @@ Measured on torch 2.13 (backend eager, default mode): with
 indexing are traced (GB0036 goes away). Each flag leaves the other's breaks as they are.
 ``fullgraph=True`` turns both on, which is why these findings claim the default mode only.
 
-The file says so in four spellings, all read here: an assignment at module level
+The file says so in these spellings, all read here: an assignment at module level
 (``torch._dynamo.config.capture_scalar_outputs = True``, through any import of the config
-module), and ``torch._dynamo.config.patch(...)`` (keywords, ``"name", value`` or a dict) as
-a decorator of the compiled function, of a function around it (a test method around its
-closure) or of their class, or as a ``with`` in such a function.
+module), and ``torch._dynamo.config.patch(...)`` (keywords, ``"name", value`` or a dict),
+``unittest.mock.patch.object(torch._dynamo.config, "name", True)`` or
+``unittest.mock.patch("torch._dynamo.config.name", True)`` as a decorator of the compiled
+function, of a function around it (a test method around its closure) or of their class, or
+as a ``with`` in such a function.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
     from compilelint.analysis.module_index import FunctionInfo, ModuleIndex
 
 CONFIG_MODULES = ("torch._dynamo.config", "torch.compiler.config")
+# unresolved ``patch`` counts too (``from common import *`` re-exporting unittest.mock's):
+# the arguments must still name the config module and a flag
+MOCK_PATCH = frozenset({"unittest.mock.patch", "mock.patch", "patch"})
+MOCK_PATCH_OBJECT = frozenset({"unittest.mock.patch.object", "mock.patch.object", "patch.object"})
 # flag -> the graph breaks it turns into traced code (default mode)
 CAPTURED_BREAKS: dict[str, frozenset[str]] = {
     "capture_scalar_outputs": frozenset({"GB0124", "GB0033"}),
@@ -67,15 +73,37 @@ def _with_patches(index: ModuleIndex, function: FunctionInfo) -> Iterator[str]:
 
 
 def _patched(index: ModuleIndex, expressions: list[ast.expr]) -> Iterator[str]:
-    """Flags ``config.patch(...)`` calls among ``expressions`` set to True."""
+    """Flags ``config.patch(...)`` calls among ``expressions`` set to True, and the
+    ``unittest.mock`` spellings: ``patch.object(torch._dynamo.config, "flag", True)`` and
+    ``patch("torch._dynamo.config.flag", True)``."""
     for node in expressions:
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "patch":
+        if not isinstance(node, ast.Call):
             continue
-        if index.qualname(node.func.value) not in CONFIG_MODULES:
-            continue
-        for name, value in _patch_items(node):
+        for name, value in _config_patch_items(index, node) or _mock_patch_items(index, node):
             if name in CAPTURED_BREAKS and isinstance(value, ast.Constant) and value.value is True:
                 yield name
+
+
+def _config_patch_items(index: ModuleIndex, call: ast.Call) -> list[tuple[str, ast.expr]]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "patch" and index.qualname(func.value) in CONFIG_MODULES:
+        return list(_patch_items(call))
+    return []
+
+
+def _mock_patch_items(index: ModuleIndex, call: ast.Call) -> list[tuple[str, ast.expr]]:
+    name, args = index.qualname(call.func), call.args
+    if len(args) < 2 or not isinstance(name, str):
+        return []
+    if name in MOCK_PATCH_OBJECT and index.qualname(args[0]) in CONFIG_MODULES:
+        attribute = args[1]
+        if len(args) == 3 and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+            return [(attribute.value, args[2])]
+    elif name in MOCK_PATCH and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+        module, _, flag = args[0].value.rpartition(".")
+        if module in CONFIG_MODULES:
+            return [(flag, args[1])]
+    return []
 
 
 def _patch_items(call: ast.Call) -> Iterator[tuple[str, ast.expr]]:
