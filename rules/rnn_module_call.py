@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis import objects
 from compilelint.analysis.constructors import attribute_constructors, local_bases, self_name
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -30,8 +31,9 @@ class RnnModuleCall(Rule):
     Flags, inside a compiled region, every use of `self.<name>` where `<name>` holds an
     `nn.LSTM`, `nn.GRU` or `nn.RNN` (or a local subclass), built in any method of the class,
     a base or a subclass, directly or inside an `nn.Sequential` / `nn.ModuleList` /
-    `nn.ModuleDict`; and calls of `pack_padded_sequence`, `pad_packed_sequence` and
-    `pack_sequence`.
+    `nn.ModuleDict`; the first call or attribute read of a name that holds one (a closure
+    variable the enclosing function bound to `nn.LSTM(...)`, a parameter it was passed to);
+    and calls of `pack_padded_sequence`, `pad_packed_sequence` and `pack_sequence`.
 
     ## Why is this bad?
     Dynamo refuses to wrap these modules (GB0014 "Attempted to wrap RNN, GRU, or LSTM"):
@@ -90,8 +92,9 @@ class RnnModuleCall(Rule):
     message = "an `nn.LSTM`/`nn.GRU`/`nn.RNN` used in compiled code breaks the graph (GB0014)"
     gb_ids = ("GB0014", "GB0007")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
-    nodes = (ast.Attribute, ast.Call)
+    nodes = (ast.Attribute, ast.Call, ast.Name)
     _cached: tuple[ast.AST, ast.Attribute | None] | None = None
+    _first_name: tuple[ast.AST, ast.Name] | None = None
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, ast.Call):
@@ -100,6 +103,9 @@ class RnnModuleCall(Rule):
                 what = name.rsplit(".", 1)[1]
                 ctx.report(node, f"`{what}()` is skipped by Dynamo: breaks the graph (GB0007); {ADVICE}", gb_ids=("GB0007",))
             return
+        if isinstance(node, ast.Name):
+            self._check_name(node, ctx)
+            return
         assert isinstance(node, ast.Attribute)
         rnn = _rnn_held(node, ctx)
         if rnn is None or node is not self._first_use(ctx):
@@ -107,6 +113,27 @@ class RnnModuleCall(Rule):
         ctx.report(
             node,
             f"`self.{node.attr}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: the whole function runs "
+            f"eagerly from here on (GB0014); {ADVICE}",
+            gb_ids=("GB0014",),
+        )
+
+    def _check_name(self, node: ast.Name, ctx: RuleContext) -> None:
+        """A name holding an RNN (a closure's ``mod = nn.LSTM(...)``, a parameter it was
+        passed to), where it is used: Dynamo wraps the value there, not where it is loaded
+        (measured: ``m = mod`` passes, ``m(y)`` breaks; so does ``mod.hidden_size``)."""
+        rnn = _rnn_named(node, ctx)
+        function = ctx.function
+        if rnn is None or function is None:
+            return
+        if self._first_name is not None and self._first_name[0] is function.node:
+            return  # the function's first RNN use was reported: Dynamo gave up there
+        attribute = self._first_use(ctx) if function.owner is not None else None
+        if attribute is not None and (attribute.lineno, attribute.col_offset) < (node.lineno, node.col_offset):
+            return
+        self._first_name = (function.node, node)
+        ctx.report(
+            node,
+            f"`{node.id}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: the whole function runs "
             f"eagerly from here on (GB0014); {ADVICE}",
             gb_ids=("GB0014",),
         )
@@ -131,3 +158,17 @@ def _rnn_held(node: ast.Attribute, ctx: RuleContext) -> str | None:
         return None
     classes = attribute_constructors(ctx.index, function.owner, node.attr)
     return next((n for c in sorted(classes) for n in local_bases(ctx.index, c) if n in RNN_CLASSES), None)
+
+
+def _rnn_named(node: ast.Name, ctx: RuleContext) -> str | None:
+    """The RNN class a name may hold where it is called or its attribute is read."""
+    parent = ctx.parent(node)
+    used = (isinstance(parent, ast.Call) and parent.func is node) or isinstance(parent, ast.Attribute)
+    if not used or not isinstance(node.ctx, ast.Load) or ctx.evaluator is None:
+        return None
+    for held in objects.of_name(ctx.evaluator, node.id):
+        name = held[1:] if held.startswith("@") else held
+        found = next((n for n in sorted(local_bases(ctx.index, name)) if n in RNN_CLASSES), None)
+        if found is not None:
+            return found
+    return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, enclosing_conditions, parent_map, shared
+from compilelint.analysis.closures import EagerScope, closure_of
 from compilelint.analysis.dispatch_targets import wrappers
 from compilelint.analysis.expressions import BuiltReceiverCall, Env, Evaluator
 from compilelint.analysis.function_scope import FunctionScope
@@ -53,6 +54,7 @@ class FunctionState:
     return_elements: list[Kind] | None = None  # when it returns tuples: each position's kind
     returned_classes: tuple[str, ...] = ()  # FunctionInterpreter.returned_classes
     closure: Env = field(default_factory=dict)
+    closure_objects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # what its free variables hold
     self_name: str | None = None
     owner: ClassInfo | None = None
     local_defs: dict[str, FunctionInfo] = field(default_factory=dict)
@@ -121,6 +123,9 @@ class RegionAnalysis:
         # ids of the ``__init__`` functions another file's Python-run code builds their class
         # with: Dynamo compiles each as a frame of its own (compilelint.analysis.own_frames)
         self.constructor_frames: set[int] = set()
+        # id(FunctionInfo) of a function that runs in Python -> its bindings, which the
+        # compiled functions it defines read (compilelint.analysis.closures)
+        self.eager_scopes: dict[int, EagerScope] = {}
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""
@@ -338,6 +343,11 @@ class RegionAnalysis:
         state = FunctionState(info=info, chain=chain, root=root)
         if root:
             state.params = root_parameter_kinds(info)
+        if info.parent is not None and id(info.parent) not in self.states:
+            # defined by a function that runs in Python (a test, a script's main); one that
+            # is compiled gives its env where it runs the def (FunctionScope.define)
+            closure = closure_of(self, info)
+            state.closure, state.closure_objects = closure.kinds, closure.objects
         self.states[id(info)] = state
         self.order.append(state)
         self._enqueue(state)
@@ -358,7 +368,7 @@ class RegionAnalysis:
         evaluator.locals.update(env)
         evaluator.module = self.module
         evaluator.none_names = _surely_none(state)
-        for name, held in state.param_objects.items():
+        for name, held in [*state.closure_objects.items(), *state.param_objects.items()]:
             objects.set_name(evaluator, name, held)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)
         returns = interpreter.run(state.info.node.body)
