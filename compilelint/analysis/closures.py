@@ -192,6 +192,9 @@ class _PythonCalls:
     def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
         return ()
 
+    def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
+        return ()
+
     def stored(self, target: ast.Attribute, value: ast.expr, evaluator: Evaluator) -> None:
         return None
 
