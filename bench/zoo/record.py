@@ -76,7 +76,9 @@ def find_case(package: str, name: str) -> ModelCase | SkippedCase:
 def package_root(package: str) -> str:
     """The installed folder of the package (break sites inside it are its sites)."""
     mod = importlib.import_module(package)
-    return os.path.realpath(os.path.dirname(mod.__file__)) + os.sep
+    # a namespace package (no __init__.py: pytorch_tabnet) has no __file__, only its folder
+    folder = os.path.dirname(mod.__file__) if mod.__file__ else list(mod.__path__)[0]
+    return os.path.realpath(folder) + os.sep
 
 
 def versions(package: str) -> dict[str, Any]:
