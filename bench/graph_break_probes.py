@@ -515,6 +515,11 @@ def _generator(x: torch.Tensor) -> typing.Iterator[torch.Tensor]:
 probe("GB0003", "torch.compile of a generator function")(_generator)
 
 
+@probe("GB0290", "a ufunc method, np.add.reduce, on a Python list")
+def _ufunc_method(x: torch.Tensor) -> torch.Tensor:
+    return x * np.add.reduce([1, 2, 3])
+
+
 def reported(fn: Callable[..., Any], mode: str) -> str:
     try:
         recording = record(fn, [(torch.randn(4),)], mode=mode)

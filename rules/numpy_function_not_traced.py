@@ -1,0 +1,97 @@
+"""CL127: a NumPy function that `torch._numpy` lacks, or a ufunc method, in compiled code."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+from importlib import resources
+
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+DATA = "numpy_untraced-torch-2.13.json"
+UFUNC_METHODS = frozenset({"reduce", "accumulate", "reduceat", "outer", "at"})
+
+
+@functools.cache
+def _table() -> tuple[frozenset[str], frozenset[str]]:
+    """(functions torch._numpy lacks, numpy's ufuncs): computed from torch 2.13's
+    NumPy map, shipped as data because the static path never imports torch."""
+    text = (resources.files("compilelint") / "data" / DATA).read_text(encoding="utf-8")
+    data = json.loads(text)
+    return frozenset(data["functions"]), frozenset(data["ufuncs"])
+
+
+class NumpyFunctionNotTraced(Rule):
+    """Checks for NumPy functions Dynamo cannot trace, called inside compiled code.
+
+    ## What it does
+    Flags, inside a compiled region, a call of a `numpy` function that `torch._numpy`
+    (the NumPy that Dynamo traces) does not implement, such as `np.asanyarray`,
+    `np.isin`, `np.nanmax`, `np.interp`, `np.digitize`, `np.partition` or
+    `np.apply_along_axis`, and a method of a ufunc (`np.add.reduce`,
+    `np.multiply.outer`, `np.maximum.accumulate`, ...). The list of functions is
+    torch 2.13's, over numpy 2.4's namespace (compilelint/data/numpy_untraced-*.json).
+
+    ## Why is this bad?
+    Dynamo runs NumPy code by mapping each function to its `torch._numpy` twin. For a
+    function without one it stops, whatever the arguments, even plain Python lists.
+    Measured on torch 2.13 in the default mode, with `dynamic=True` and under
+    `fullgraph=True` (an error there): `np.asanyarray(a)`, `np.nanmax([1.0, 2.0])` and
+    `np.isin(a, b)` break the graph (GB0294, "attempted to trace numpy function
+    unsupported by PyTorch"), and so does a ufunc method such as
+    `np.add.reduce([1, 2, 3])` (GB0290). pytorch-wavelets' `reflect` helper, reached
+    from every symmetric-padding DWT's forward, breaks this way at `np.asanyarray`.
+
+    ## Example
+    ```python
+    class Flip(nn.Module):
+        def forward(self, x):
+            idx = np.asanyarray(np.arange(x.shape[-1]))
+            return x[..., np.flip(idx).copy()]
+    ```
+
+    ## Use instead
+    ```python
+    class Flip(nn.Module):
+        def forward(self, x):
+            idx = np.asarray(np.arange(x.shape[-1]))
+            return x[..., np.flip(idx).copy()]
+    ```
+    Use the `torch._numpy` spelling (`np.asarray`, `np.max` with `np.isnan` masks,
+    `np.sum` for `np.add.reduce`), a torch op, or compute index tables once in
+    `__init__` and keep them as buffers.
+
+    ## Fix safety
+    No automatic fix: the supported spelling differs per function.
+    """
+
+    code = "CL127"
+    name = "numpy-function-not-traced"
+    message = "a NumPy function Dynamo cannot trace breaks the graph"
+    gb_ids = ("GB0294", "GB0290")
+    breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
+    nodes = (ast.Call,)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        name = ctx.qualname(node.func) or ""
+        parts = name.split(".")
+        if parts[0] != "numpy":
+            return
+        functions, ufuncs = _table()
+        spelled = ast.unparse(node.func)
+        if len(parts) == 2 and parts[1] in functions:
+            ctx.report(
+                node,
+                f"`{spelled}` has no `torch._numpy` equivalent: Dynamo breaks the graph at the call (GB0294)",
+                gb_ids=("GB0294",),
+            )
+        elif len(parts) == 3 and parts[1] in ufuncs and parts[2] in UFUNC_METHODS:
+            ctx.report(
+                node,
+                f"`{spelled}` calls a ufunc method, which Dynamo does not trace: breaks the graph (GB0290)",
+                gb_ids=("GB0290",),
+            )
