@@ -79,6 +79,15 @@ def _is_package(path: str) -> bool:
     return ("site-packages" in parts or "dist-packages" in parts) and "torch" not in parts
 
 
+def _here(path: str) -> str:
+    """A user file a recording names, in this checkout: recordings made from another
+    checkout or worktree (``--no-record`` reuses them) name its bench/user_projects."""
+    marker = os.sep + os.path.join("bench", "user_projects") + os.sep
+    if marker in path:
+        return os.path.realpath(os.path.join(PROJECTS, path.rsplit(marker, 1)[1]))
+    return path
+
+
 def _compiled_at(record: dict, user_files: set[str]) -> tuple[str, int] | None:
     spec = record.get("compiled_at")
     if not spec:
@@ -112,7 +121,7 @@ def sites_of(record: dict) -> list[Site]:
                 if not users and compiled_at:
                     users = [compiled_at]
             for user_path, user_line in users:
-                found.append(Site(record["target"], mode, site[0], int(site[1]), gb_type, str(user_path), int(user_line)))
+                found.append(Site(record["target"], mode, site[0], int(site[1]), gb_type, _here(str(user_path)), int(user_line)))
     return found
 
 
@@ -163,7 +172,7 @@ def ran_lines(records: list[dict]) -> set[tuple[str, int]]:
     lines: set[tuple[str, int]] = set()
     for record in records:
         for users in record.get("callers", {}).values():
-            lines.update((str(p), int(n)) for p, n in users)  # type: ignore[misc]
+            lines.update((_here(str(p)), int(n)) for p, n in users)  # type: ignore[misc]
         at = _compiled_at(record, set())
         if at:
             lines.add(at)

@@ -113,6 +113,29 @@ def test_submodule_of_an_imported_class_and_star_reexport(site: Path) -> None:
     assert [(f.line, f.code) for f in findings] == [(8, "CL150")]
 
 
+@pytest.mark.parametrize("name", ["CRF", "MLP"])
+def test_a_submodule_whose_class_name_is_an_acronym(tmp_path: Path, name: str) -> None:
+    # pytorch-crf's CRF, an MLP: a class named in capitals is a class all the same (measured on
+    # torch 2.13: `self.crf(emissions, tags, mask=mask)` breaks in CRF._validate, GB0170)
+    _write(tmp_path / "site", {
+        **PACKAGE,
+        "solvers/layers.py": (
+            f"import torch\n__all__ = ['{name}']\n"
+            f"class {name}(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x.tolist()\n"
+        ),
+    })  # fmt: skip
+    user = (
+        f"import torch\nfrom solvers import {name}\n"
+        "class Net(torch.nn.Module):\n"
+        f"    def __init__(self):\n        super().__init__()\n        self.head = {name}()\n"
+        "    def forward(self, x):\n        return self.head(x)\n"
+    )
+    findings = lint_source(user, "model.py", _settings(tmp_path / "site")).findings
+    assert [(f.line, f.code) for f in findings] == [(8, "CL150")]
+
+
 def test_follow_imports_project_and_none(site: Path) -> None:
     for follow in ("project", "none"):
         assert lint_source(USER, "model.py", replace(_settings(site), follow_imports=follow)).findings == ()

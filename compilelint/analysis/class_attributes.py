@@ -209,7 +209,7 @@ def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -
         return Kind.MODULE
     if name.startswith("torch.") and last[:1].islower() and not name.startswith("torch.nn.init"):
         return Kind.TENSOR if not name.startswith(("torch.cuda.", "torch.backends.")) else Kind.STATIC
-    if last[:1].isupper() and not last.isupper():
+    if last[:1].isupper() and (not last.isupper() or len(last) > 1):  # CRF, MLP, GRU; not F
         if not name.startswith("torch."):
             cls.external_attribute_classes[attr] = name  # its forward is another file's
         return Kind.MODULE  # an imported class: a submodule built from config
