@@ -286,9 +286,12 @@ class RuleContext:
         claim: str | None = None,
         reaches: tuple[str, ...] = (),
         reached_sites: tuple[ReachedSite, ...] = (),
+        own_span: bool = False,
     ) -> None:
         """``claim`` names the measured behaviour this finding predicts (default: the rule's
-        code); ``rules/claims/<release>.json`` holds what each release does for it."""
+        code); ``rules/claims/<release>.json`` holds what each release does for it.
+        ``own_span``: the finding covers ``node``'s lines, not its statement's (a decorator,
+        which Dynamo reports on its own line, above the ``def``)."""
         rule = self.rule
         message = message or getattr(rule, "message")
         if not only_when:  # a claim Python may skip on a line Dynamo traced is conditional
@@ -304,7 +307,7 @@ class RuleContext:
                 name=getattr(rule, "name"),
                 message=message,
                 node=node,
-                statement=self.statement,
+                statement=None if own_span else self.statement,
                 region=self.region,
                 breaks=getattr(rule, "breaks") if breaks is None else breaks,
                 gb_ids=getattr(rule, "gb_ids") if gb_ids is None else gb_ids,

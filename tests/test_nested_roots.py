@@ -140,6 +140,34 @@ SNIPPET = textwrap.dedent(
         decorated_through_partial(torch.ones(1))
 
 
+    def test_python_values_passed():
+        funcs = frozenset([torch.add])
+
+        def fn(x, func, inputs):
+            total = x
+            for k in inputs.keys():
+                if k in inputs:  # a dict at the only call: no break
+                    total = total + inputs[k]
+            if func in funcs:  # a torch function: no break
+                total = total + 1
+            return total
+
+        torch.compile(fn, backend="eager")(torch.ones(1), torch.add, {"a": torch.ones(1)})
+
+
+    def test_local_module_called_with_an_id():
+        class M(torch.nn.Module):
+            def forward(self, x, ref_id):
+                if id(self) == ref_id:  # an int from id(): no break
+                    return x + 1
+                return x - 1
+
+        m = M()
+        ref = id(m) + 0
+        opt = torch.compile(m, backend="eager")
+        opt(torch.ones(1), ref)
+
+
     class TestCase:
         def test_method(self):
             def fn(x):
@@ -171,6 +199,8 @@ def test_each_spelling_of_a_nested_compile_is_a_root(tmp_path: Path) -> None:
     assert _line('print("eager only")') not in flagged
     assert _line("if flag:") not in {f.line for f in findings}
     assert not {_line("if y == y"), _line("torch.randn(shape)")} & {f.line for f in findings}
+    python_values = {_line("a dict at the only call"), _line("a torch function"), _line("an int from id()")}
+    assert not python_values & {f.line for f in findings}
 
 
 def test_findings_are_what_dynamo_does(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from compilelint.analysis.roots import COMPILE_FUNCTIONS, _compiled_by, _is_compiler, unpartial
+from compilelint.analysis.roots import COMPILE_FUNCTIONS, _compiled_by, _is_compiler, literal_kind, unpartial
 
 if TYPE_CHECKING:
     from compilelint.analysis.module_index import FunctionInfo, FunctionNode, ModuleIndex
@@ -41,6 +41,7 @@ class NestedRoot:
     # where the scope does not show it (a compiler bound elsewhere)
     compiled_with: list[ast.Call | None] = field(default_factory=list)
     literals: frozenset[str] = frozenset()  # names its scope binds once, to a literal
+    bound: frozenset[str] = frozenset()  # every name its scope binds (shadowing module constants)
 
 
 @dataclass
@@ -124,7 +125,7 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
             scope.stores[node.id] = scope.stores.get(node.id, 0) + 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if isinstance(node.value, (ast.Constant, ast.Tuple, ast.List, ast.UnaryOp, ast.Attribute)):
+            if literal_kind(node.value, index, frozenset(scope.literal_values), frozenset(scope.bound)) is not None:
                 scope.literal_values[name] = node.value
             if isinstance(node.value, ast.Lambda):  # f = lambda x: ...; torch.compile(f)
                 scope.defs[name] = _lambda_info(index, node.value, f"{info.qualname}.<locals>.{name}")
@@ -155,12 +156,13 @@ def _root(scope: _Scope, name: str, calling: _Scope) -> NestedRoot:
     aliases = {name} | {alias for alias, target in calling.compiled.items() if target == name}
     calls = [call for alias in sorted(aliases) for call in calling.calls.get(alias, ())]
     siblings = {k: v for k, v in scope.defs.items() if k != name}
-    return NestedRoot(scope.defs[name], siblings, calls, list(calling.compiled_with.get(name, ())), _literals(calling))
+    return NestedRoot(scope.defs[name], siblings, calls, list(calling.compiled_with.get(name, ())), _literals(calling),
+                      frozenset(calling.bound))
 
 
 def _literals(scope: _Scope) -> frozenset[str]:
-    """Names bound once in the scope, to what ``literal_kind`` reads as a literal there
-    (checked by the caller with the index: ``shape = [2, 3]``, ``eps = math.pi``)."""
+    """Names bound once in the scope, to what ``literal_kind`` read as a literal there when
+    recorded (``shape = [2, 3]``, ``eps = math.pi``, ``ref = id(m)``)."""
     return frozenset(name for name in scope.literal_values if scope.stores.get(name) == 1)
 
 

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Collection
 
 from compilelint.analysis.imports import dotted_name
-from compilelint.analysis.kinds import Kind, container_of
+from compilelint.analysis.kinds import NOT_TENSOR_METHODS, Kind, container_of
 from compilelint.analysis.module_index import FunctionInfo, FunctionNode
 
 TENSOR_ANNOTATIONS = frozenset(
@@ -149,11 +149,14 @@ def unbound_parameter_kind(node: FunctionNode, arg: ast.arg) -> Kind:
 
 
 def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
-    """Where tracing starts: un-annotated, un-defaulted parameters are the tensor inputs."""
+    """Where tracing starts: un-annotated, un-defaulted parameters are the tensor inputs,
+    unless the body calls a dict, list or string method on one (``inputs.keys()``): that
+    one is a container, whatever it holds."""
     node = info.node
     positional = node.args.posonlyargs + node.args.args
     skip_first = info.owner is not None and not info.is_static
     defaults = _defaults(node)
+    containers = _used_as_containers(node)
     kinds: dict[str, Kind] = {}
     for position, arg in enumerate(positional + node.args.kwonlyargs):
         if skip_first and position == 0:
@@ -164,11 +167,23 @@ def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
             kinds[arg.arg] = default_kind(defaults[arg.arg])
         elif _names_a_flag(arg.arg):
             kinds[arg.arg] = Kind.STATIC
-        elif _names_a_size(arg.arg):
-            kinds[arg.arg] = Kind.UNKNOWN  # an int or a 0-d tensor: we cannot tell
+        elif _names_a_size(arg.arg) or arg.arg in containers:
+            kinds[arg.arg] = Kind.UNKNOWN  # an int or a 0-d tensor, a dict: we cannot tell
         else:
             kinds[arg.arg] = Kind.TENSOR
     return kinds
+
+
+def _used_as_containers(node: FunctionNode) -> frozenset[str]:
+    """Names the function calls a method of dicts, lists or strings on (``d.items()``)."""
+    return frozenset(
+        call.func.value.id
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.attr in NOT_TENSOR_METHODS
+    )
 
 
 def bind_arguments(node: FunctionNode, call: ast.Call, bound: bool, cache: dict[int, Kind]) -> dict[str, Kind]:

@@ -25,7 +25,7 @@ from compilelint.analysis.kinds import Kind, is_data, join_passed
 from compilelint.analysis.method_attributes import held_methods
 from compilelint.analysis.nested_roots import NestedRoot, nested_root_of, nested_roots
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
-from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind
+from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind, scope_literals
 from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.project import EntryPoint, ExternalCall, KnownReturn, join_receivers
 from compilelint.analysis.parameters import (
@@ -284,8 +284,9 @@ class RegionAnalysis:
         # a nested root's calls are those of its own scope: ``fn`` names another def in each test
         for call in nested.calls if nested is not None else calls_of_compiled(self.index, info):
             literals: dict[int, Kind] = {}
+            local, bound_there = (nested.literals, nested.bound) if nested is not None else scope_literals(self.index, call)
             for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
-                kind = literal_kind(value, self.index, nested.literals if nested is not None else frozenset())
+                kind = literal_kind(value, self.index, local, bound_there)
                 if kind is not None:
                     literals[id(value)] = kind
             for name, kind in bind_arguments(info.node, call, bound, literals).items():

@@ -275,23 +275,45 @@ def _external_receivers(index: ModuleIndex, receiver: ast.expr, instances_only: 
 
 # --- argument kinds from the calls of compiled functions -------------------------------------
 MATH_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "math.inf", "math.nan"})
+# builtins that hand the eager caller a Python number or string whatever they are given
+# (``id(m)``, ``len(xs)``, ``int(t)``): the compiled function receives no tensor
+PYTHON_VALUE_BUILTINS = frozenset({"id", "len", "hash", "int", "float", "bool", "str"})
 
 
-def literal_kind(node: ast.expr, index: ModuleIndex, local_literals: frozenset[str] = frozenset()) -> Kind | None:
+def literal_kind(
+    node: ast.expr, index: ModuleIndex, local_literals: frozenset[str] = frozenset(), local_names: frozenset[str] = frozenset()
+) -> Kind | None:
     """STATIC for a literal (``True``, ``2``, ``"mean"``, ``(1, 2)``, ``-1``, ``math.pi``, a
-    module-level constant, or a name the calling scope binds once to a literal:
-    ``local_literals``); None when the call site says nothing we can read without running it."""
+    module-level constant the calling scope does not rebind (``local_names``: every name it
+    binds), or a name the calling scope binds once to a literal: ``local_literals``), for a Python number the caller computes (``id(m)``, ``len(xs) + 1``)
+    and for an object of torch's namespace (``torch.add``, ``torch.float16``); None when the
+    call site says nothing we can read without running it."""
     if isinstance(node, ast.Constant):
         return Kind.STATIC
-    if isinstance(node, ast.UnaryOp) and literal_kind(node.operand, index, local_literals):
+    if isinstance(node, ast.UnaryOp) and literal_kind(node.operand, index, local_literals, local_names):
         return Kind.STATIC
-    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(literal_kind(e, index, local_literals) for e in node.elts):
+    if isinstance(node, ast.BinOp) and literal_kind(node.left, index, local_literals, local_names) and literal_kind(node.right, index, local_literals, local_names):
         return Kind.STATIC
-    if isinstance(node, ast.Name) and (node.id in local_literals or isinstance(index.assignments.get(node.id), ast.Constant)):
+    if isinstance(node, ast.Call) and _python_value_builtin(node, index, local_names):
+        return Kind.STATIC
+    if isinstance(node, ast.Attribute) and (index.qualname(node) or "").startswith("torch."):
+        return Kind.STATIC  # a function, class, dtype or module: torch keeps no tensors there
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts and all(literal_kind(e, index, local_literals, local_names) for e in node.elts):
+        return Kind.STATIC
+    if isinstance(node, ast.Name) and node.id in local_literals:
+        return Kind.STATIC
+    if isinstance(node, ast.Name) and node.id not in local_names and isinstance(index.assignments.get(node.id), ast.Constant):
         return Kind.STATIC
     if isinstance(node, ast.Attribute) and index.qualname(node) in MATH_CONSTANTS:
         return Kind.STATIC
     return None
+
+
+def _python_value_builtin(call: ast.Call, index: ModuleIndex, local_names: frozenset[str]) -> bool:
+    func = call.func
+    if not isinstance(func, ast.Name) or func.id not in PYTHON_VALUE_BUILTINS:
+        return False
+    return func.id not in index.module_names and func.id not in index.imports and func.id not in local_names
 
 
 def calls_of_compiled(index: ModuleIndex, info: FunctionInfo) -> Iterator[ast.Call]:
@@ -304,10 +326,54 @@ def calls_of_compiled(index: ModuleIndex, info: FunctionInfo) -> Iterator[ast.Ca
         names += [n for n, targets in sites.compiled_names.items() if any(_names(t, info.name) for t in targets)]
     elif info.name in ("forward", "__call__"):
         owner = info.owner.name
-        names += [n for n, classes in sites.instances.items() if owner in classes]
-        names += [n for n, targets in sites.compiled_names.items() if any(_names(t, owner) for t in targets)]
+        instances = {n for n, classes in sites.instances.items() if owner in classes}
+        names += sorted(instances)
+        # opt = torch.compile(M) or opt = torch.compile(m) for an m = M()
+        names += [n for n, targets in sites.compiled_names.items()
+                  if any(isinstance(t, ast.Name) and (t.id == owner or t.id in instances) for t in targets)]
+    around = _enclosing_function(index, info.owner.node if info.owner is not None else info.node)
     for name in names:
-        yield from sites.calls_by_name.get(name, ())
+        for call in sites.calls_by_name.get(name, ()):
+            # a class or function local to a test is called in that test, not under the
+            # same names in the others (each test of a file may define its own ``M``)
+            if around is None or around.lineno <= call.lineno <= (around.end_lineno or around.lineno):
+                yield call
+
+
+def scope_literals(index: ModuleIndex, call: ast.Call) -> tuple[frozenset[str], frozenset[str]]:
+    """Names the function around ``call`` binds once, to a literal (``ref = id(m)``,
+    ``shape = [2, 3]``), and every name it binds: ``literal_kind``'s scope at that call."""
+    around = _enclosing_function(index, call)
+    if around is None:
+        return frozenset(), frozenset()
+    stores: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in _own_scope(around):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if literal_kind(node.value, index, frozenset(values)) is not None:
+                values[node.targets[0].id] = node.value
+    signature = getattr(around, "args", None)
+    parameters = {a.arg for a in ast.walk(signature) if isinstance(a, ast.arg)} if signature is not None else set()
+    return frozenset(name for name in values if stores.get(name) == 1), frozenset(stores) | parameters
+
+
+def _enclosing_function(index: ModuleIndex, node: ast.stmt | ast.expr) -> ast.stmt | ast.expr | None:
+    """The innermost top-level function or method whose lines hold ``node`` (not itself)."""
+    functions = [*index.functions.values(), *(m for cls in index.all_classes for m in cls.methods.values())]
+    holding = [f.node for f in functions if f.node is not node and f.node.lineno <= node.lineno <= (f.node.end_lineno or f.node.lineno)]
+    return min(holding, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
+
+
+def _own_scope(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body in source order, not those of its nested scopes."""
+    stack = list(reversed(getattr(function, "body", [])))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _names(target: ast.expr, name: str) -> bool:
