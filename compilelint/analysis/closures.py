@@ -5,8 +5,9 @@ the enclosing function computed (``mod = nn.LSTM(4, 4); def fn(x): return mod(x)
 Measured on torch 2.13 (backend eager; default, ``fullgraph=True`` and ``dynamic=True``):
 Dynamo sees such a tensor as an input of the graph, so ``if w.sum() > 0`` breaks (GB0170),
 ``w.sum().item()`` breaks (GB0124) and ``x[mask]`` breaks (GB0036) as they would on a
-parameter; an ``nn.LSTM`` breaks where it is first used (GB0014); an instance of a class of
-the file runs its methods traced. Python numbers do not break, even where the enclosing
+parameter; an ``nn.LSTM`` breaks where it is first used (GB0014); a ``Beta`` sampled with a
+tensor size breaks once the size is dynamic (GB0090); an instance of a class of the file
+runs its methods traced. Python numbers do not break, even where the enclosing
 function read them from tensors (``n = y.shape[0]``, ``s = y.sum().item()``): that
 function runs in Python, so they are plain numbers by the time Dynamo reads them.
 
