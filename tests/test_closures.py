@@ -62,6 +62,18 @@ SNIPPET = textwrap.dedent(
         torch.compile(fn, backend="eager")(torch.randn(2, 3, 4))
 
 
+    def test_local_subclass():
+        class Recurrent(nn.GRU):
+            pass
+
+        mod = Recurrent(4, 4)
+
+        def fn(x):
+            return mod(x)[0]  # breaks: GB0014, a GRU of the test's own class
+
+        torch.compile(fn, backend="eager")(torch.randn(2, 3, 4))
+
+
     def test_cell():
         cell = nn.LSTMCell(4, 4)
 
@@ -232,7 +244,7 @@ def test_closure_variables_take_the_enclosing_bindings(tmp_path: Path) -> None:
             ("CL103", _line("if w.sum() > 0:  # breaks")), ("CL105", _line("w.sum().item()")), ("CL106", _line("x[mask]")),
             ("CL103", _line("ts[0].max()")), ("CL105", _line("int(x.sum().item())")), ("CL103", _line("if v > 0")),
             ("CL103", _line("w.max() > 0")), ("CL103", _line("late.max() > 0")),
-            ("CL136", _line("beta.sample("))} <= flagged
+            ("CL136", _line("beta.sample(")), ("CL109", _line("return mod(x)[0]  # breaks: GB0014, a GRU"))} <= flagged
     quiet = {_line(t) for t in ("m = mod", "cell(x)", "n > 2", "if v > 1", "size > 2", "total == total", "if w > 1")}
     assert not quiet & {f.line for f in findings}
 

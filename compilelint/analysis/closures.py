@@ -63,6 +63,7 @@ class EagerScope:
     holds where each of its nested ``def`` statements stands."""
 
     names: set[str] = field(default_factory=set)  # the function's own locals, and what it reads from outside
+    classes: set[int] = field(default_factory=set)  # ids of the class statements in its body
     bindings: dict[str, list[_Binding]] = field(default_factory=dict)
     at_def: dict[int, Closure] = field(default_factory=dict)  # id(def node) -> names there
 
@@ -114,6 +115,7 @@ def _interpret(analysis: RegionAnalysis, function: FunctionInfo) -> EagerScope:
     for arg in all_parameters(function.node):
         env[arg.arg] = annotation_kind(arg.annotation) if arg.annotation is not None else Kind.UNKNOWN
     scope = EagerScope(names=_own_bindings(function.node) | set(outer.kinds) | set(outer.objects))
+    scope.classes = {id(node) for node in ast.walk(function.node) if isinstance(node, ast.ClassDef)}
     sink = _PythonCalls(analysis, scope)
     evaluator = _RecordingEvaluator(analysis, env, sink, scope)
     evaluator.locals.update(env)
@@ -169,11 +171,19 @@ class _PythonCalls:
             held = objects.of_value(evaluator, func.value)
             if held:
                 evaluator.value_objects[id(call)] = held
-        elif isinstance(func, ast.Name) and name in self.analysis.index.classes:
-            evaluator.built[id(call)] = (self.analysis.index.classes[name],)
+        elif isinstance(func, ast.Name) and (cls := self._class_named(func.id, name)) is not None:
+            evaluator.built[id(call)] = (cls,)
         elif name is not None and name.startswith("torch.") and name.rsplit(".", 1)[-1][:1].isupper():
             evaluator.imported_built[id(call)] = (name,)  # nn.LSTM(4, 4): rules ask which class
         return []
+
+    def _class_named(self, name: str, qualname: str | None) -> ClassInfo | None:
+        """The file's class a called name means here: the module's, or the one the
+        function's own ``class`` statement defines (``index.classes`` keeps it by name)."""
+        cls = self.analysis.index.classes.get(name)
+        if cls is None or (qualname != name and id(cls.node) not in self.scope.classes):
+            return None
+        return cls
 
     def called(self, target: Target, call: ast.Call, evaluator: Evaluator) -> Kind:
         return Kind.UNKNOWN
