@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -32,7 +33,17 @@ from compilelint.newer_syntax import syntax_message
 from compilelint.pool import WorkerPool, sigterm_unwinds
 from compilelint.installed import PackageCalls, follower_for
 from compilelint.positions import LineIndex
-from compilelint.project import ClassRecord, ClassTable, EntryPoint, ExternalCall, KnownReturn, ModuleMap, absolute_target, record_attributes
+from compilelint.project import (
+    ClassRecord,
+    ClassTable,
+    EntryPoint,
+    ExternalCall,
+    KnownReturn,
+    ModuleMap,
+    absolute_target,
+    record_attributes,
+    reexported_imports,
+)
 from compilelint.registry import Rule, all_rules
 if TYPE_CHECKING:
     from compilelint.cache import ResultCache  # imported by the CLI only: the flake8 path never caches
@@ -67,13 +78,15 @@ def lint_source(
     roots: bool = True,
     known_returns: Mapping[str, KnownReturn] | None = None,
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
+    reexports: Mapping[str, str] | None = None,
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
     ``entries`` are functions of this file that other files' compiled regions call;
     ``module`` is the file's dotted name, to resolve its relative imports; ``tree`` is
     the file already parsed (flake8 passes one), to save parsing it again. ``roots=False``
-    analyses only what ``entries`` reach (a package file a user's call runs into).
+    analyses only what ``entries`` reach (a package file a user's call runs into);
+    ``reexports`` are imported names that other modules of the run re-export from outside it.
     """
     try:
         text = decode_source(source) if isinstance(source, bytes) else source
@@ -101,12 +114,13 @@ def lint_source(
     classes_out: list[ClassRecord] = []
     attributes_out: dict[tuple[str, str], tuple[str, ...]] = {}
     decided_out: set[int] = set()
+    imports_out: dict[str, tuple[str, bool]] = {}
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
         return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
                         _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out,
-                        known_attributes or {}, attributes_out, decided_out)  # fmt: skip
+                        known_attributes or {}, attributes_out, decided_out, reexports, imports_out)  # fmt: skip
 
     try:
         try:
@@ -126,7 +140,7 @@ def lint_source(
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
                       returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out),
                       attributes=tuple(sorted((c, a, o) for (c, a), o in attributes_out.items())),
-                      decided_ifs=tuple(sorted(decided_out)))  # fmt: skip
+                      decided_ifs=tuple(sorted(decided_out)), imports=tuple(sorted((n, q, used) for n, (q, used) in imports_out.items())))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -343,11 +357,15 @@ def _analyse(
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
     attributes_out: dict[tuple[str, str], tuple[str, ...]] | None = None,
     decided_out: set[int] | None = None,
+    reexports: Mapping[str, str] | None = None,
+    imports_out: dict[str, tuple[str, bool]] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
     raw: list[RawFinding] = []
-    index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text)
+    index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text, reexports=reexports)
+    if imports_out is not None and caller is not None:
+        imports_out.update(_imported_names(index, caller))
     analysis = RegionAnalysis(index, deadline, isolate)
     if classes_out is not None and caller is not None and caller.module:
         classes_out[:] = _class_records(index, caller)
@@ -394,6 +412,21 @@ def _analyse(
     own_frames = constructor_calls(raw, analysis, ignored=OWN_FRAME_CODES)  # before the probes go
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
     return raw, dispatcher.failures, [*analysis.external_calls(), *own_frames]
+
+
+def _imported_names(index: ModuleIndex, caller: _CallerModule) -> dict[str, tuple[str, bool]]:
+    """The names only module-level imports bind, with absolute names (another file that
+    imports one from this module gets what it names), and whether this file calls one or
+    reads its attributes (``F.relu``; not ``Unpack[...]`` in an annotation): only those
+    are worth analysing the file again for once a re-export says what they are."""
+    found: dict[str, tuple[str, bool]] = {}
+    rebound = index.assignments.keys() | index.functions.keys() | index.classes.keys()
+    for name in index.top_level_imports - rebound:
+        qualname = index.imports.get(name)
+        absolute = absolute_target(qualname, caller.module, caller.is_package) if qualname else None
+        if absolute:
+            found[name] = (absolute, re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]", index.text) is not None)
+    return found
 
 
 def _entry_returns(
@@ -496,13 +529,14 @@ def lint_file(
     roots: bool = True,
     known_returns: Mapping[str, KnownReturn] | None = None,
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
+    reexports: Mapping[str, str] | None = None,
 ) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
     return lint_source(text, path, settings, entries, module, roots=roots, known_returns=known_returns,
-                       known_attributes=known_attributes)  # fmt: skip
+                       known_attributes=known_attributes, reexports=reexports)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -512,9 +546,11 @@ class CrossFileFacts:
 
     returns: tuple[tuple[str, KnownReturn], ...] = ()
     attributes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()  # names other modules re-export (project.reexported_imports)
 
     def fingerprint(self) -> str:
-        return repr((self.returns, self.attributes)) if self.returns or self.attributes else ""
+        facts = (self.returns, self.attributes, self.imports)
+        return repr(facts) if any(facts) else ""
 
 
 NO_FACTS = CrossFileFacts()
@@ -524,7 +560,7 @@ Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings, CrossFileFacts]
 def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
     return [
         lint_file(path, settings, entries, module, known_returns=dict(facts.returns),
-                  known_attributes={(c, a): names for c, a, names in facts.attributes})  # fmt: skip
+                  known_attributes={(c, a): names for c, a, names in facts.attributes}, reexports=dict(facts.imports))  # fmt: skip
         for path, entries, module, settings, facts in jobs
     ]
 
@@ -608,15 +644,18 @@ def _cross_file_rounds(
     classes = ClassTable(record for result in following for record in result.classes)
     inherited = FileResult(path="", calls=tuple(classes.inherited_roots()))
     pending = [*results.values(), inherited]
+    reexports = reexported_imports(following, modules)
+    again = set(reexports)  # analysed once more, with what their imports are
     for _ in range(CROSS_FILE_ROUNDS):
         # follow-imports = "none": a file's calls lead nowhere, even into the run's files
         following_now = [r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"]
         changed = collect_entries(following_now, modules, entries, classes)
         changed |= _callers_of_new_facts(following_now, results, returns, attributes, modules, entries)
+        changed, again = changed | again, set()
         if not changed:
             break
         jobs_ = [(p, tuple(entries.get(p, {}).values()), modules.by_path.get(p), settings_of[p],
-                  _facts_for(results[p], returns, attributes)) for p in sorted(changed)]  # fmt: skip
+                  _facts_for(results[p], returns, attributes, reexports.get(p, ()))) for p in sorted(changed)]  # fmt: skip
         pending = run(jobs_, None)
         results.update((r.path, r) for r in pending)
     return results
@@ -655,12 +694,17 @@ def _informative(known: KnownReturn) -> bool:
     return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes) or known.holds_own_methods or known.stop_value
 
 
-def _facts_for(result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]]) -> CrossFileFacts:
-    """The facts a file's analysis can use: the returns of what it calls, every attribute."""
+def _facts_for(
+    result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]],
+    imports: tuple[tuple[str, str], ...] = (),
+) -> CrossFileFacts:  # fmt: skip
+    """The facts a file's analysis can use: the returns of what it calls, every attribute,
+    and what its re-exported imports are."""
     called = {call.target for call in result.calls}
     return CrossFileFacts(
         tuple(sorted((name, known) for name, known in returns.items() if name in called)),
         tuple(sorted((owner, attr, names) for (owner, attr), names in attributes.items())),
+        imports,
     )
 
 

@@ -145,3 +145,7 @@ class FileResult:
     # lines of `if` statements whose test the analysis decided (`if bm is None:` with a None
     # default no call replaces): what they hold is not on a side path
     decided_ifs: tuple[int, ...] = ()
+    # (name, absolute qualified name, called or its attributes read here) of the names
+    # only module-level imports bind: what another file of the run gets by importing the
+    # name from this module (compilelint.project.reexported_imports)
+    imports: tuple[tuple[str, str, bool], ...] = ()

@@ -10,10 +10,14 @@ The module map comes from paths alone, so phase one stays embarrassingly paralle
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from compilelint.analysis.kinds import Kind, join_passed
+
+if TYPE_CHECKING:
+    from compilelint.findings import FileResult
 
 
 @dataclass(frozen=True)
@@ -250,3 +254,48 @@ class ClassTable:
                 continue
             calls.append(ExternalCall(f"{forward}.forward", (), (), (), root=True, receivers=(record.name,)))
         return calls
+
+
+MAX_REEXPORT_HOPS = 8  # a -> b -> c ... re-exporting one name: longer chains are not followed
+
+
+def reexported_imports(results: Iterable[FileResult], modules: ModuleMap) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per file, the names it imports from modules of the run that only re-export them from
+    outside the run (``from .common import F, nn`` where common.py does ``import
+    torch.nn.functional as F``), with what they are: its analysis then reads ``F.relu`` as
+    torch's. A name the module binds otherwise too (an assignment, a def) is not followed."""
+    tables: dict[str, dict[str, str]] = {}
+    used: dict[str, set[str]] = {}  # per module, the imported names it calls or reads attributes of
+    for result in results:
+        module = modules.by_path.get(result.path)
+        if module is not None and result.imports:
+            tables[module] = {name: target for name, target, _ in result.imports}
+            used[module] = {name for name, _, called in result.imports if called}
+    found: dict[str, tuple[tuple[str, str], ...]] = {}
+    for module, table in tables.items():
+        rebound = []
+        for name in sorted(used[module]):
+            target = table[name]
+            final = _followed(target, tables)
+            if final != target and not _in_run(final, modules):
+                rebound.append((name, final))
+        if rebound:
+            found[modules.by_name[module]] = tuple(sorted(rebound))
+    return found
+
+
+def _followed(target: str, tables: Mapping[str, Mapping[str, str]]) -> str:
+    """``pkg.common.F`` -> what common binds ``F`` to by importing it, and so on."""
+    for _ in range(MAX_REEXPORT_HOPS):
+        module, _, name = target.rpartition(".")
+        table = tables.get(module)
+        if table is None or name not in table or table[name] == target:
+            return target
+        target = table[name]
+    return target
+
+
+def _in_run(name: str, modules: ModuleMap) -> bool:
+    """Whether ``name`` or a module it is in is a file of the run."""
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in modules.by_name for end in range(1, len(parts) + 1))

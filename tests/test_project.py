@@ -408,3 +408,33 @@ def test_a_module_built_in_traced_code_is_not_an_own_frame(tmp_path: Path) -> No
     files["pkg/model.py"] = files["pkg/model.py"].replace("if x.sum() > 0:", "if step > 0:")
     _write(tmp_path, files)
     assert not {site for site in _found(tmp_path) if site[2] == "CL125"}
+
+
+def test_names_another_module_reexports_are_what_it_imported(tmp_path: Path) -> None:
+    """``from .a import LSTM`` where a.py re-exports it from common.py, which imports it
+    from torch: the name is torch's LSTM. A name the re-exporting module binds again
+    (``GRU = Recurrent``) is not followed."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/common.py": "import torch\nimport torch.nn.functional as F\nfrom torch.nn import GRU, LSTM\nGRU = object\n",
+        "pkg/a.py": "from .common import LSTM, torch\n",
+        "pkg/b.py": (
+            "import torch\nfrom .a import LSTM\nfrom .common import F, GRU\n"
+            "class Net(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.rnn = LSTM(4, 4)\n"
+            "        self.gru = GRU(4, 4)\n"
+            "    def forward(self, x):\n"
+            "        out, _ = self.rnn(F.relu(x))\n"
+            "        return out\n"
+            "class Other(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.gru = GRU(4, 4)\n"
+            "    def forward(self, x):\n"
+            "        return self.gru(x)\n"
+        ),
+    })  # fmt: skip
+    found = {(Path(r.path).name, f.line, f.code) for r in lint_paths([str(tmp_path)], jobs=1) for f in r.findings}
+    assert found == {("b.py", 10, "CL109")}

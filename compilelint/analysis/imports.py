@@ -36,6 +36,11 @@ class ImportTable:
             sep = "" if module.endswith(".") or not module else "."
             self._names[alias.asname or alias.name] = _reexported(alias.name, names) or f"{module}{sep}{alias.name}"
 
+    def rebind(self, name: str, qualname: str) -> None:
+        """``name`` is ``qualname``: another module of the run re-exports it (``from .common
+        import F`` where common.py does ``import torch.nn.functional as F``)."""
+        self._names[name] = qualname
+
     def __contains__(self, name: str) -> bool:
         return name in self._names
 

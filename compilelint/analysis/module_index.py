@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar, cast
@@ -175,6 +175,7 @@ class ModuleIndex:
     module_names: set[str]  # every name bound at module level (shadows builtins)
     compile_sites: CompileSites  # torch.compile(...) calls anywhere in the file, and what they compile
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
+    top_level_imports: set[str] = field(default_factory=set)  # names module-level imports bind
     table_stores: dict[str, list[ast.expr]] = field(default_factory=dict)  # NAME[key] = value at top level
     text: str = ""
     all_classes: list[ClassInfo] = field(default_factory=list)  # every class statement, in order
@@ -240,7 +241,10 @@ def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level_statements(stmt.body)
 
 
-def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> ModuleIndex:
+def build_index(
+    tree: ast.Module, find_compile_calls: bool, text: str = "", reexports: Mapping[str, str] | None = None
+) -> ModuleIndex:
+    """``reexports``: imported names that other modules of the run re-export, and what they are."""
     imports = ImportTable()
     functions: dict[str, FunctionInfo] = {}
     classes: dict[str, ClassInfo] = {}
@@ -251,6 +255,7 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.add(stmt)
             module_names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            index.top_level_imports.update((a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*")
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = function_info(index, stmt, stmt.name, None)
             module_names.add(stmt.name)
@@ -270,6 +275,8 @@ def build_index(tree: ast.Module, find_compile_calls: bool, text: str = "") -> M
                     index.assignments[target.id] = stmt.value
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and stmt.value:
                     index.table_stores.setdefault(target.value.id, []).append(stmt.value)
+    for name, qualname in (reexports or {}).items():
+        imports.rebind(name, qualname)
     _add_function_local_classes(tree, index)
     _link_classes(index)
     if "_dynamo_marked_constant" in text:
