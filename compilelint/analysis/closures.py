@@ -200,6 +200,9 @@ class _PythonCalls:
     def imported_instance(self, node: ast.expr) -> str | None:
         return None
 
+    def imported_elements(self, iterable: ast.expr) -> tuple[str, ...]:
+        return ()
+
     def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
         return ()
 

@@ -95,6 +95,11 @@ def _class_constructors(index: ModuleIndex, cls: ClassInfo) -> dict[str, frozens
             continue
         local: dict[str, ast.expr] = {}
         for node in ast.walk(method.node):
+            filled = _filled_container(node, receiver)
+            if filled is not None:  # self.convs.append(GCNConv(d, d)): what the container holds
+                attr, items = filled
+                for item in items:
+                    table.setdefault(attr, set()).update(_built(index, item, local, 0))
             if not isinstance(node, ast.Assign):
                 continue
             for target in node.targets:
@@ -103,6 +108,31 @@ def _class_constructors(index: ModuleIndex, cls: ClassInfo) -> dict[str, frozens
                 elif isinstance(target, ast.Attribute) and _is_name(target.value, receiver):
                     table.setdefault(target.attr, set()).update(_built(index, node.value, local, 0))
     return {name: frozenset(names) for name, names in table.items()}
+
+
+FILLING_METHODS = frozenset({"append", "extend", "insert", "add_module"})
+
+
+def _filled_container(node: ast.AST, receiver: str) -> tuple[str, list[ast.expr]] | None:
+    """``self.attr.append(v)`` / ``.extend([...])`` / ``.add_module(name, v)``: the attribute
+    and the values put in it."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return None
+    holder = node.func.value
+    if node.func.attr not in FILLING_METHODS or not isinstance(holder, ast.Attribute) or not _is_name(holder.value, receiver):
+        return None
+    return holder.attr, [node.args[-1]]
+
+
+def imported_elements(index: ModuleIndex, cls: ClassInfo, name: str) -> tuple[str, ...]:
+    """The imported classes of the modules a container ``self.name`` holds (``nn.ModuleList(
+    [GCNConv(d, d) for _ in range(n)])``, or filled by ``append``): iterating it gives their
+    instances. Empty unless an ``nn.ModuleList``/``nn.Sequential``/``nn.ModuleDict`` is built
+    into the attribute; torch's own classes are left to the rules that know them."""
+    found = attribute_constructors(index, cls, name)
+    if not found & CONTAINERS:
+        return ()
+    return tuple(n for n in imported_instances(index, cls, name) if not n.startswith("torch."))
 
 
 def _built(index: ModuleIndex, value: ast.expr, local: dict[str, ast.expr], depth: int) -> set[str]:

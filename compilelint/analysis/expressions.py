@@ -90,6 +90,8 @@ class CallSink(Protocol):
 
     def imported_instance(self, node: ast.expr) -> str | None: ...
 
+    def imported_elements(self, iterable: ast.expr) -> tuple[str, ...]: ...
+
     def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]: ...
 
     def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]: ...
@@ -436,6 +438,8 @@ class Evaluator:
                 held = self.sink.element_instance(value.value)
                 if held is not None:
                     self.instances[target.id] = (held,)
+                elif self.sink.imported_elements(value.value):
+                    self.imported_instances[target.id] = self.sink.imported_elements(value.value)
             self.partials.pop(target.id, None)
             self.aliases.pop(target.id, None)
             self.class_aliases.pop(target.id, None)
@@ -498,11 +502,17 @@ def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr,
 
 def _bind_instance(evaluator: Evaluator, target: ast.expr, iterable: ast.expr) -> None:
     """``for layer in self.layers``: ``layer(...)`` then calls that class's forward."""
+    if not isinstance(target, ast.Name):
+        return
     cls = evaluator.sink.element_instance(iterable)
-    if cls is not None and isinstance(target, ast.Name):
+    imported = evaluator.sink.imported_elements(iterable) if cls is None else ()
+    if cls is not None or imported:
         evaluator.env[target.id] = Kind.MODULE
         evaluator.locals.add(target.id)
+    if cls is not None:
         evaluator.instances[target.id] = (cls,)
+    elif imported:  # for conv in self.convs, of GCNConv layers: conv(x) runs GCNConv.forward
+        evaluator.imported_instances[target.id] = imported
 
 
 def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) -> Kind:

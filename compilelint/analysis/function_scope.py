@@ -19,7 +19,7 @@ from compilelint.analysis.class_attributes import (
     external_attribute_class,
     matching_attribute_kind,
 )
-from compilelint.analysis.constructors import imported_instances
+from compilelint.analysis.constructors import imported_elements, imported_instances
 from compilelint.analysis.dispatch_targets import (
     attribute_function,
     constant_getattr,
@@ -321,6 +321,11 @@ class FunctionScope:
         """``self.conv`` built from an imported class in ``__init__``: that class's name."""
         own = self._own_attribute(node)
         return external_attribute_class(self.analysis.index, *own) if own else None
+
+    def imported_elements(self, iterable: ast.expr) -> tuple[str, ...]:
+        """``self.convs`` built as a container of an imported class's modules: their class."""
+        own = self._own_attribute(iterable)
+        return imported_elements(self.analysis.index, *own) if own else ()
 
     def element_instance(self, iterable: ast.expr) -> ClassInfo | None:
         own = self._own_attribute(iterable)
