@@ -6,6 +6,7 @@ import ast
 import builtins
 from typing import TYPE_CHECKING
 
+from compilelint.analysis import function_aliases
 from compilelint.analysis import kinds as K
 from compilelint.analysis.kinds import Kind
 
@@ -28,6 +29,9 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     arg_kinds = [evaluator.kind(arg) for arg in node.args]
     for keyword in node.keywords:
         evaluator.kind(keyword.value)
+    aliased = function_aliases.held_functions(evaluator, node.func)
+    if aliased:  # spline_fn = splines.a if c else splines.b; spline_fn(x)
+        return function_aliases.call_each(evaluator, node, aliased, call)
     targets = evaluator.sink.resolve(node, evaluator)
     evaluator.note_method_call(node)
     if targets:

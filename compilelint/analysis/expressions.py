@@ -122,6 +122,11 @@ class Evaluator:
         self.imported_instances: dict[str, tuple[str, ...]] = {}
         # local name -> the imported functions it may hold (solve = odeint_adjoint if a else odeint)
         self.aliases: dict[str, tuple[str, ...]] = {}
+        # local name -> the functions (of this file or imported) it may hold, unless some
+        # other value is bound to it too (analysis/function_aliases); the calls made of them
+        self.function_aliases: dict[str, tuple[ast.expr, ...]] = {}
+        self.not_only_functions: set[str] = set()
+        self.alias_calls: dict[tuple[int, int], ast.Call] = {}
         # id(call) / local name -> the classes a call returns / a name holds, as
         # ``class_named`` spells them (solver_fn = methods.select(method); solver_fn(f))
         self.class_values: dict[int, tuple[str, ...]] = {}
@@ -445,6 +450,7 @@ class Evaluator:
             self.class_aliases.pop(target.id, None)
             if value is not None and id(value) in self.class_values:
                 self.class_aliases[target.id] = self.class_values[id(value)]
+            _function_aliases.bind(self, target.id, value)
             held_functions = self.imported_callables(value) if value is not None else ()
             if held_functions:
                 self.aliases[target.id] = held_functions
@@ -482,14 +488,14 @@ def _is_text(node: ast.expr) -> bool:
 
 def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr, kind: Kind) -> None:
     """``for i, x in enumerate(xs)`` / ``zip(a, b)``: give each name its own element kind."""
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call) and not iterable.keywords:
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call):
         name = evaluator.qualname(iterable.func)
         args = iterable.args
         parts: list[Kind] | None = None
-        if name == "enumerate" and len(args) == 1 and len(target.elts) == 2:
+        if name == "enumerate" and len(args) == 1 and len(target.elts) == 2 and _only_keywords(iterable, "start"):
             parts = [Kind.STATIC, element_kind(evaluator.cache.get(id(args[0]), Kind.UNKNOWN), args[0], evaluator)]
             _bind_instance(evaluator, target.elts[1], args[0])
-        elif name == "zip" and len(args) == len(target.elts):
+        elif name == "zip" and len(args) == len(target.elts) and _only_keywords(iterable, "strict"):
             parts = [element_kind(evaluator.cache.get(id(a), Kind.UNKNOWN), a, evaluator) for a in args]
         if parts is not None:
             for element, part in zip(target.elts, parts):
@@ -498,6 +504,12 @@ def bind_loop_target(evaluator: Evaluator, target: ast.expr, iterable: ast.expr,
             return
     evaluator.bind(target, element_kind(kind, iterable, evaluator))
     _bind_instance(evaluator, target, iterable)
+
+
+def _only_keywords(call: ast.Call, allowed: str) -> bool:
+    """``zip(a, b, strict=True)``, ``enumerate(xs, start=1)``: keywords that leave the
+    elements as they are."""
+    return all(keyword.arg == allowed for keyword in call.keywords)
 
 
 def _bind_instance(evaluator: Evaluator, target: ast.expr, iterable: ast.expr) -> None:
@@ -531,6 +543,7 @@ def element_kind(kind: Kind, iterable: ast.expr | None, evaluator: Evaluator) ->
 
 
 from compilelint.analysis import calls as _calls  # noqa: E402  (needs Evaluator defined)
+from compilelint.analysis import function_aliases as _function_aliases  # noqa: E402
 from compilelint.analysis import objects as _objects  # noqa: E402
 from compilelint.analysis import unpacking as _unpacking  # noqa: E402
 
