@@ -167,6 +167,14 @@ SNIPPET = textwrap.dedent(
             opt_fn(torch.randn(size))
 
 
+    def test_lambda():
+        w = torch.ones(3)
+        n = 3
+        f = torch.compile(lambda x: x * w.sum().item(), backend="eager")  # breaks: GB0124
+        g = torch.compile(lambda x: x * n if n > 2 else x, backend="eager")  # a number: no break
+        g(f(torch.randn(3)))
+
+
     def test_rebound():
         v = 3
         v = torch.ones(1)
@@ -244,8 +252,9 @@ def test_closure_variables_take_the_enclosing_bindings(tmp_path: Path) -> None:
             ("CL103", _line("if w.sum() > 0:  # breaks")), ("CL105", _line("w.sum().item()")), ("CL106", _line("x[mask]")),
             ("CL103", _line("ts[0].max()")), ("CL105", _line("int(x.sum().item())")), ("CL103", _line("if v > 0")),
             ("CL103", _line("w.max() > 0")), ("CL103", _line("late.max() > 0")),
-            ("CL136", _line("beta.sample(")), ("CL109", _line("return mod(x)[0]  # breaks: GB0014, a GRU"))} <= flagged
-    quiet = {_line(t) for t in ("m = mod", "cell(x)", "n > 2", "if v > 1", "size > 2", "total == total", "if w > 1")}
+            ("CL136", _line("beta.sample(")), ("CL109", _line("return mod(x)[0]  # breaks: GB0014, a GRU")),
+            ("CL105", _line("lambda x: x * w.sum().item()"))} <= flagged
+    quiet = {_line(t) for t in ("m = mod", "cell(x)", "n > 2", "if v > 1", "size > 2", "total == total", "if w > 1", "if n > 2 else x")}
     assert not quiet & {f.line for f in findings}
 
 

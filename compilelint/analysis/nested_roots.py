@@ -95,11 +95,14 @@ def nested_compiles(index: ModuleIndex) -> NestedCompiles:
 def _find(index: ModuleIndex, local_targets: set[int]) -> Iterator[NestedRoot]:
     outer: list[FunctionInfo] = list(index.functions.values())
     outer += [m for cls in index.all_classes for m in cls.methods.values()]
+    lambda_scopes: dict[int, FunctionInfo] = {}  # id(lambda) -> the function it stands in
     for info in outer:
-        yield from _walk(index, info, [], local_targets)
+        yield from _walk(index, info, [], local_targets, lambda_scopes)
     for target, _ in index.compile_sites.targets:  # torch.compile(lambda x: ...), anywhere
         if isinstance(target, ast.Lambda):
-            yield NestedRoot(_lambda_info(index, target, f"<lambda at line {target.lineno}>"))
+            root = NestedRoot(_lambda_info(index, target, f"<lambda at line {target.lineno}>"))
+            root.info.parent = lambda_scopes.get(id(target))  # what its free variables read
+            yield root
 
 
 def _lambda_info(index: ModuleIndex, node: ast.Lambda, qualname: str) -> FunctionInfo:
@@ -108,7 +111,10 @@ def _lambda_info(index: ModuleIndex, node: ast.Lambda, qualname: str) -> Functio
     return function_info(index, lambda_function(node, qualname.rpartition(".")[2], node), qualname, owner=None)
 
 
-def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local_targets: set[int]) -> Iterator[NestedRoot]:
+def _walk(
+    index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local_targets: set[int],
+    lambda_scopes: dict[int, FunctionInfo],
+) -> Iterator[NestedRoot]:  # fmt: skip
     from compilelint.analysis.module_index import function_info
 
     scope = _Scope(info)
@@ -133,6 +139,8 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
             _record_assignment(index, scope, name, node.value)
         elif isinstance(node, ast.Call):
             _record_call(index, scope, node)
+        elif isinstance(node, ast.Lambda):
+            lambda_scopes[id(node)] = info
     chain = [*enclosing, scope]
     local_targets.update(id(t) for t in scope.target_nodes if any(t.id in s.bound for s in chain))
     compiled = {name for name, child in scope.defs.items() if child.compiled or _compiler_decorated(child, chain)}
@@ -149,7 +157,7 @@ def _walk(index: ModuleIndex, info: FunctionInfo, enclosing: list[_Scope], local
         yield _root(scope, name, scope)
     for child in scope.defs.values():
         if not child.disabled:
-            yield from _walk(index, child, chain, local_targets)
+            yield from _walk(index, child, chain, local_targets, lambda_scopes)
 
 
 def _root(scope: _Scope, name: str, calling: _Scope) -> NestedRoot:
