@@ -173,6 +173,36 @@ def test_a_container_of_torch_layers_reaches_no_package(site: Path) -> None:
     assert lint_source(user, "model.py", _settings(site)).findings == ()
 
 
+NUM_NODES = {
+    "graphs-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: graphs\nVersion: 1.0\n",
+    "graphs/__init__.py": (
+        "import torch\n"
+        "def num_nodes(index, n=None):\n"
+        "    if n is not None:\n"
+        "        return n\n"
+        "    return int(index.max()) + 1\n"
+        "def degree(index, n=None):\n"
+        "    return torch.zeros(num_nodes(index, n)).index_add_(0, index, torch.ones(index.numel()))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("passed", "breaks"), [("x.size(0)", False), ("x.shape[0]", False), ("None", True), ("", True)])
+def test_a_size_passed_for_an_optional_argument_is_not_none(tmp_path: Path, passed: str, breaks: bool) -> None:
+    # PyG's degree(col, x.size(0)) -> maybe_num_nodes returns the size before int(index.max());
+    # measured on torch 2.13 (torch_geometric 2.8.1): no break with the size, GB0124 without
+    _write(tmp_path / "site", NUM_NODES)
+    argument = f", {passed}" if passed else ""
+    user = (
+        "import torch\nfrom torch import nn\nfrom graphs import degree\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, index):\n"
+        f"        return x * degree(index{argument}).view(-1, 1)\n"
+    )
+    findings = lint_source(user, "model.py", _settings(tmp_path / "site")).findings
+    assert [(f.line, f.code) for f in findings] == ([(6, "CL150")] if breaks else [])
+
+
 def test_follow_imports_project_and_none(site: Path) -> None:
     for follow in ("project", "none"):
         assert lint_source(USER, "model.py", replace(_settings(site), follow_imports=follow)).findings == ()

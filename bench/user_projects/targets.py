@@ -131,7 +131,26 @@ def crf_decode() -> Target:
 crf_decode.compiled_at = ("crf_tagger.py", "torch.compile(crf.decode)")  # type: ignore[attr-defined]
 
 
+def deep_gcn() -> Target:
+    from gnn_layers import DeepGCN
+
+    return DeepGCN().eval(), [_graph(10)[:2], _graph(14)[:2]]
+
+
+def appended_sage() -> Target:
+    from gnn_layers import AppendedSAGE
+
+    return AppendedSAGE().eval(), [_graph(10)[:2], _graph(14)[:2]]
+
+
+def norm_conv() -> Target:
+    from gnn_layers import NormConv
+
+    return NormConv().eval(), [_graph(10)[:2], _graph(14)[:2]]
+
+
 TARGETS: dict[str, Callable[[], Target]] = {
     name: fn for name, fn in list(globals().items()) if callable(fn) and not name.startswith("_")
     and getattr(fn, "__module__", None) == __name__ and name != "Target"
 }
+

@@ -215,8 +215,10 @@ class Evaluator:
         return compile_time_value(test, self.qualname, self.constants.get)
 
     def _tensor_is_none(self, test: ast.expr) -> bool | None:
-        """``tb is None`` where every caller passes ``tb`` a tensor: False (``is not``: True).
-        A name that may also be a Python value or None (a default) is not decided."""
+        """``tb is None`` where every caller passes ``tb`` a tensor, a size or a module: False
+        (``is not``: True). PyG's ``maybe_num_nodes(index, num_nodes)`` given ``x.size(0)``
+        returns it before ``int(index.max())``. A name that may also be a Python value or
+        None (a default), or that we cannot see, is not decided."""
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
             return None
         left, right = test.left, test.comparators[0]
@@ -227,7 +229,7 @@ class Evaluator:
             return isinstance(test.ops[0], ast.Is)
         # a comprehension's name is gone from env once it is evaluated: its kind there stays
         kind = self.env[name.id] if name.id in self.env else self.cache.get(id(name), Kind.NONE)
-        if not kind & Kind.TENSOR or kind & NOT_SURELY_A_TENSOR:
+        if kind == Kind.NONE or kind & NOT_SURELY_A_VALUE:
             return None
         return isinstance(test.ops[0], ast.IsNot)
 
@@ -548,6 +550,8 @@ from compilelint.analysis import objects as _objects  # noqa: E402
 from compilelint.analysis import unpacking as _unpacking  # noqa: E402
 
 # A kind with any of these may be something other than a tensor (None among them)
+# kinds that may hold None (STATIC: literals and None; what we cannot see)
+NOT_SURELY_A_VALUE = Kind.STATIC | Kind.UNKNOWN | Kind.NUMPY
 NOT_SURELY_A_TENSOR = Kind.STATIC | Kind.UNKNOWN | Kind.SHAPE | Kind.MODULE | Kind.DATA_SCALAR | Kind.NUMPY | Kind.CONTAINER
 
 # Returned callables of these packages are not followed as class values
