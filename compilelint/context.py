@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from compilelint.analysis import objects
 from compilelint.analysis.call_conditions import Condition, describe, early_returns
 from compilelint.analysis.calls import builtin_name, imported_root
 from compilelint.analysis.expressions import Evaluator
@@ -331,4 +332,6 @@ def _held_imported_instances(evaluator: Evaluator, func: ast.expr) -> tuple[str,
         return tuple(f"{name}.forward" for name in evaluator.imported_instances[func.id])
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
         return tuple(f"{name}.{func.attr}" for name in evaluator.imported_instances[func.value.id])
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # Transform(f).call_and_ladj(x)
+        return tuple(f"{name}.{func.attr}" for name in objects.imported(evaluator, func.value))
     return ()

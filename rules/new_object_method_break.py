@@ -8,8 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilelint.analysis.eager_code import break_points, happens_with_its_block
+from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.method_attributes import stores_bound_method
-from compilelint.analysis.module_index import ModuleIndex
+from compilelint.analysis.comprehension_frames import assigned_values
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+from compilelint.analysis.objects import local_classes
 from compilelint.analysis.new_objects import (
     built_instance,
     dominates,
@@ -46,7 +49,9 @@ class NewObjectMethodBreak(Rule):
     ## What it does
     Flags `obj.method(...)` where `obj` is an instance of a class of this file (an
     `nn.Module` too), built in the same compiled function (`solver = Solver(...)`,
-    `SOLVERS[name](...)`), when the method
+    `SOLVERS[name](...)`) or returned new by a function or module of this file (`make(y0)`,
+    `self.lazy(c)`, as zuko's lazy transforms do), also called on the call itself
+    (`Solver(y0).integrate(t)`), when the method
     breaks the graph whenever it runs, or one of the call's arguments does; the same for a
     class imported from another file of the package that `follow-imports` analyses, when
     that file's analysis finds the method always breaks (torchdiffeq's `odeint`); and a graph
@@ -63,7 +68,10 @@ class NewObjectMethodBreak(Rule):
     runs in Python: the method is compiled as a frame of its own and everything after the
     call loses its graph. Measured on torch 2.13 (default mode and `dynamic=True`); the
     zoo hit it in torchdiffeq's `odeint` (`SOLVERS[method](...).integrate(t)`) and
-    torchsde's `sdeint` (the solver call, and its `ForwardSDE` holding bound methods). The same call through the class, `Solver.integrate(solver, t)`,
+    torchsde's `sdeint` (the solver call, and its `ForwardSDE` holding bound methods), and
+    the same at `Solver(y0).integrate(t)`, `make(y0).integrate(t)` and `self.lazy(c).integrate(t)`
+    where `make` and `forward` return a new `Solver`; not where they return an existing one
+    (`return self.solver`). The same call through the class, `Solver.integrate(solver, t)`,
     or on an object passed in, breaks only where the method does. In a loop or a `try`
     Dynamo skips the frame instead (no GB0092); `fullgraph=True` stops at the method's own
     break.
@@ -118,7 +126,7 @@ class NewObjectMethodBreak(Rule):
         assert isinstance(node, ast.Call)
         if ctx.function is None or ctx.analysis is None:
             return
-        found = _method_call(node, ctx) or _imported_method_call(node, ctx) or _holder(node, ctx)
+        found = _method_call(node, ctx) or _chained_method_call(node, ctx) or _imported_method_call(node, ctx) or _holder(node, ctx)
         if found is not None:
             _CANDIDATES.setdefault(ctx.analysis, []).append(found)
 
@@ -206,10 +214,54 @@ def _method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     method = ctx.callee(node)
     if method is None or method.owner is None or method.is_static or "classmethod" in set(ctx.index.decorator_names(method.node)):
         return None
-    built = built_instance(func.value.id, ctx.function, ctx.callee, allow_modules=True)
+    built = built_instance(func.value.id, ctx.function, ctx.callee, allow_modules=True) or _made_instance(func.value.id, ctx)
     if built is None or built[0].lineno >= node.lineno:
         return None
     return _Candidate(node, built[0], func.value.id, built[1].name, ctx.statement, ctx.region, holder=False)
+
+
+def _made_instance(name: str, ctx: RuleContext) -> tuple[ast.Call, ClassInfo] | None:
+    """``name = make(c)`` (its only binding), where ``make`` returns a new object of a class
+    of this file (``_new_object``)."""
+    assert ctx.function is not None
+    values = assigned_values(ctx.function.node, name)
+    if len(values) != 1 or not isinstance(values[0], ast.Call):
+        return None
+    classes = _new_object(values[0], ctx)
+    return (values[0], classes[0]) if classes else None
+
+
+def _chained_method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
+    """``Cls(...).method(...)``, ``make(c).method(...)``, ``self.lazy(c).method(...)``: the
+    receiver is a new object of a class of this file, built by the call itself or returned
+    by a function of this file that builds it (each ``return`` returns a call's result)."""
+    func = node.func
+    if ctx.function is None or ctx.evaluator is None or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+        return None
+    method = ctx.callee(node)
+    if method is None or method.owner is None or method.is_static or "classmethod" in set(ctx.index.decorator_names(method.node)):
+        return None
+    receiver = func.value
+    classes = _new_object(receiver, ctx)
+    if not classes:
+        return None
+    return _Candidate(node, receiver, ast.unparse(receiver.func) + "(...)", classes[0].name, ctx.statement, ctx.region, holder=False)
+
+
+def _new_object(call: ast.Call, ctx: RuleContext) -> tuple[ClassInfo, ...]:
+    """The classes of this file whose new instance ``call`` gives: it builds it, or runs a
+    function of this file that returns one."""
+    maker = ctx.callee(call)
+    if ctx.evaluator is None or maker is None or not (maker.name == "__init__" or _returns_new_objects(maker)):
+        return ()
+    return local_classes(ctx.evaluator, call)
+
+
+def _returns_new_objects(function: FunctionInfo) -> bool:
+    """Each ``return`` of ``function`` returns what a call gives (``return Transform(w)``),
+    not an object that existed before (``return self``), which Dynamo can rebuild."""
+    returns = [n for n in own_nodes(function.node) if isinstance(n, ast.Return)]
+    return bool(returns) and all(isinstance(r.value, ast.Call) for r in returns)
 
 
 def _imported_method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:

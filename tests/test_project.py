@@ -438,3 +438,27 @@ def test_names_another_module_reexports_are_what_it_imported(tmp_path: Path) -> 
     })  # fmt: skip
     found = {(Path(r.path).name, f.line, f.code) for r in lint_paths([str(tmp_path)], jobs=1) for f in r.findings}
     assert found == {("b.py", 10, "CL109")}
+
+
+def test_a_method_called_on_an_imported_class_s_new_instance_is_followed(tmp_path: Path) -> None:
+    # zuko's transforms: `Transform(...).call_and_ladj(x)`, the object never bound to a name
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/transforms.py": (
+            "import torch\n"
+            "class Transform:\n"
+            "    def __init__(self, w):\n        self.w = w\n"
+            "    def call_and_ladj(self, x):\n"
+            "        y = x * self.w\n"
+            "        (j,) = torch.autograd.grad(y.sum(), x, create_graph=True)\n"
+            "        return y, j.log()\n"
+        ),
+        "pkg/model.py": (
+            "import torch\nfrom torch import nn\nfrom .transforms import Transform\n"
+            "class Flow(nn.Module):\n"
+            "    def forward(self, x, c):\n"
+            "        y, ladj = Transform(c.mean()).call_and_ladj(x)\n"
+            "        return y + ladj\n"
+        ),
+    })  # fmt: skip
+    assert ("pkg/transforms.py", 7, "CL114") in _found(tmp_path)

@@ -32,10 +32,14 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     aliased = function_aliases.held_functions(evaluator, node.func)
     if aliased:  # spline_fn = splines.a if c else splines.b; spline_fn(x)
         return function_aliases.call_each(evaluator, node, aliased, call)
+    # make(c).apply(x): what the inner call returns decides which method runs, so it goes first
+    chained = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call)
+    if chained:
+        evaluator.kind(getattr(node.func, "value"))  # once: a.f().g().h() would grow exponentially
     targets = evaluator.sink.resolve(node, evaluator)
     evaluator.note_method_call(node)
     if targets:
-        if isinstance(node.func, ast.Attribute):
+        if isinstance(node.func, ast.Attribute) and not chained:
             evaluator.kind(node.func.value)
         result = Kind.NONE
         for target in targets:
@@ -61,7 +65,7 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     if name is not None and name.startswith("numpy.") and imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)
         if isinstance(node.func, ast.Attribute):
-            evaluator.kind(node.func.value)
+            _receiver_kind(evaluator, node.func)
         return K.numpy_function_kind(name)
     if name is not None and imported_root(evaluator, node.func):
         known = evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
@@ -77,11 +81,18 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         if own is not None:
             evaluator.cache[id(node.func)] = own
             return _module_output(evaluator, node) if own == Kind.MODULE else Kind.UNKNOWN
-        return _method_kind(evaluator, node, evaluator.kind(node.func.value))
+        return _method_kind(evaluator, node, _receiver_kind(evaluator, node.func))
     callee = evaluator.kind(node.func)
     if callee & Kind.MODULE and not callee & Kind.UNKNOWN:
         return _module_output(evaluator, node)
     return Kind.UNKNOWN
+
+
+def _receiver_kind(evaluator: Evaluator, func: ast.Attribute) -> Kind:
+    """The kind of ``func``'s receiver; a call receiver was evaluated before resolving."""
+    if isinstance(func.value, ast.Call) and id(func.value) in evaluator.cache:
+        return evaluator.cache[id(func.value)]
+    return evaluator.kind(func.value)
 
 
 def _module_output(evaluator: Evaluator, node: ast.Call) -> Kind:

@@ -140,6 +140,9 @@ class FunctionScope:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.instances:
             if func.value.id != self.state.self_name:
                 return evaluator.instances[func.value.id], func.attr
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # make(c).apply(x)
+            classes = objects.local_classes(evaluator, func.value)
+            return (classes, func.attr) if classes else None
         return None
 
     def _imported_instances(self, func: ast.expr, evaluator: Evaluator) -> tuple[tuple[str, ...], str] | None:
@@ -148,6 +151,9 @@ class FunctionScope:
             return evaluator.imported_instances[func.id], "forward"
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
             return evaluator.imported_instances[func.value.id], func.attr
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # Make(c).apply(x)
+            imported = objects.imported(evaluator, func.value)
+            return (imported, func.attr) if imported else None
         return None
 
     def _attribute_object_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target] | None:

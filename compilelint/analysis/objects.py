@@ -94,6 +94,18 @@ def of_value(evaluator: Evaluator, value: ast.expr | None) -> Objects:
     return ()
 
 
+def local_classes(evaluator: Evaluator, value: ast.expr) -> tuple[ClassInfo, ...]:
+    """This file's classes ``value`` may be an instance of (``make(c)`` returning a ``Gate``)."""
+    found = (local_class(evaluator.index, evaluator.module, name) for name in of_value(evaluator, value))
+    return tuple(dict.fromkeys(cls for cls in found if cls is not None))
+
+
+def imported(evaluator: Evaluator, value: ast.expr) -> Objects:
+    """The other files' classes ``value`` may be an instance of, by absolute name."""
+    held = of_value(evaluator, value)
+    return tuple(name for name in held if not name.startswith("@") and local_class(evaluator.index, evaluator.module, name) is None)
+
+
 def of_arguments(evaluator: Evaluator, call: ast.Call) -> dict[str, Objects]:
     """Per position ("0", "1", ...) and keyword, the objects a call passes."""
     found: dict[str, Objects] = {}
