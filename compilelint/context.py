@@ -123,9 +123,10 @@ class RuleContext:
         func = call.func
         if isinstance(func, ast.Name) and func.id in self.evaluator.aliases and self.callee(call) is None:
             return self.evaluator.aliases[func.id]
-        held = _held_imported_instances(self.evaluator, func) if self.callee(call) is None else ()
-        if held:  # for conv in self.convs: conv(x), of an imported layer class
-            return held
+        held = objects.imported_method(self.evaluator, func) if self.callee(call) is None else None
+        if held is not None:  # for conv in self.convs: conv(x), of an imported layer class
+            classes, method = held
+            return tuple(f"{name}.{method}" for name in classes)
         target = self.package_target(call)
         return (target,) if target is not None else ()
 
@@ -324,14 +325,3 @@ class RuleContext:
             )
         )
 
-
-def _held_imported_instances(evaluator: Evaluator, func: ast.expr) -> tuple[str, ...]:
-    """What a call on a local name holding instances of imported classes runs:
-    ``conv(x)`` -> ``GCNConv.forward``, ``solver.integrate(t)`` -> ``Solver.integrate``."""
-    if isinstance(func, ast.Name) and func.id in evaluator.imported_instances:
-        return tuple(f"{name}.forward" for name in evaluator.imported_instances[func.id])
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
-        return tuple(f"{name}.{func.attr}" for name in evaluator.imported_instances[func.value.id])
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # Transform(f).call_and_ladj(x)
-        return tuple(f"{name}.{func.attr}" for name in objects.imported(evaluator, func.value))
-    return ()

@@ -209,12 +209,12 @@ class Evaluator:
         return self.index.classes.get(name) if name is not None else None
 
     def static_value(self, test: ast.expr) -> bool | None:
-        known = self._tensor_is_none(test)
+        known = self._decided_none_test(test)
         if known is not None:
             return known
         return compile_time_value(test, self.qualname, self.constants.get)
 
-    def _tensor_is_none(self, test: ast.expr) -> bool | None:
+    def _decided_none_test(self, test: ast.expr) -> bool | None:
         """``tb is None`` where every caller passes ``tb`` a tensor, a size or a module: False
         (``is not``: True). PyG's ``maybe_num_nodes(index, num_nodes)`` given ``x.size(0)``
         returns it before ``int(index.max())``. A name that may also be a Python value or
@@ -443,10 +443,11 @@ class Evaluator:
                 self.instances[target.id] = self.built[id(value)]
             elif isinstance(value, ast.Subscript):  # layer = self.layers[i]
                 held = self.sink.element_instance(value.value)
+                imported = self.sink.imported_elements(value.value) if held is None else ()
                 if held is not None:
                     self.instances[target.id] = (held,)
-                elif self.sink.imported_elements(value.value):
-                    self.imported_instances[target.id] = self.sink.imported_elements(value.value)
+                elif imported:
+                    self.imported_instances[target.id] = imported
             self.partials.pop(target.id, None)
             self.aliases.pop(target.id, None)
             self.class_aliases.pop(target.id, None)
@@ -549,10 +550,8 @@ from compilelint.analysis import function_aliases as _function_aliases  # noqa: 
 from compilelint.analysis import objects as _objects  # noqa: E402
 from compilelint.analysis import unpacking as _unpacking  # noqa: E402
 
-# A kind with any of these may be something other than a tensor (None among them)
-# kinds that may hold None (STATIC: literals and None; what we cannot see)
+# A kind with any of these may hold None (STATIC: literals and None; what we cannot see)
 NOT_SURELY_A_VALUE = Kind.STATIC | Kind.UNKNOWN | Kind.NUMPY
-NOT_SURELY_A_TENSOR = Kind.STATIC | Kind.UNKNOWN | Kind.SHAPE | Kind.MODULE | Kind.DATA_SCALAR | Kind.NUMPY | Kind.CONTAINER
 
 # Returned callables of these packages are not followed as class values
 NOT_FOLLOWED_ROOTS = frozenset({"torch", "numpy", "typing", "builtins", "functools", "math", "operator", "collections"})

@@ -90,7 +90,7 @@ class FunctionScope:
             finally:
                 self._partial_depth -= 1
             return [Target(t.function, t.bound, arguments, t.gives_result) for t in inner]
-        imported = self._imported_instances(call.func, evaluator)
+        imported = objects.imported_method(evaluator, call.func)
         if imported is not None:  # solver = SOLVERS[m](...) of imported classes; solver.integrate(t)
             qualnames, method = imported
             returned = []
@@ -143,17 +143,6 @@ class FunctionScope:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # make(c).apply(x)
             classes = objects.local_classes(evaluator, func.value)
             return (classes, func.attr) if classes else None
-        return None
-
-    def _imported_instances(self, func: ast.expr, evaluator: Evaluator) -> tuple[tuple[str, ...], str] | None:
-        """The imported classes a local name may hold an instance of, and the method called."""
-        if isinstance(func, ast.Name) and func.id in evaluator.imported_instances:
-            return evaluator.imported_instances[func.id], "forward"
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
-            return evaluator.imported_instances[func.value.id], func.attr
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # Make(c).apply(x)
-            imported = objects.imported(evaluator, func.value)
-            return (imported, func.attr) if imported else None
         return None
 
     def _attribute_object_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target] | None:

@@ -106,6 +106,19 @@ def imported(evaluator: Evaluator, value: ast.expr) -> Objects:
     return tuple(name for name in held if not name.startswith("@") and local_class(evaluator.index, evaluator.module, name) is None)
 
 
+def imported_method(evaluator: Evaluator, func: ast.expr) -> tuple[Objects, str] | None:
+    """The imported classes the receiver of a call may be an instance of, and the method the
+    call runs: ``solver.integrate(t)``, ``conv(x)`` (``forward``), ``Make(c).apply(x)``."""
+    if isinstance(func, ast.Name) and func.id in evaluator.imported_instances:
+        return evaluator.imported_instances[func.id], "forward"
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in evaluator.imported_instances:
+        return evaluator.imported_instances[func.value.id], func.attr
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        held = imported(evaluator, func.value)
+        return (held, func.attr) if held else None
+    return None
+
+
 def of_arguments(evaluator: Evaluator, call: ast.Call) -> dict[str, Objects]:
     """Per position ("0", "1", ...) and keyword, the objects a call passes."""
     found: dict[str, Objects] = {}
