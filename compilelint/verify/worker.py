@@ -154,13 +154,22 @@ def warm_up(device: str, backend: str, memory_fraction: float | None) -> None:
     torch._dynamo.reset()
 
 
-def _clean_up(device: str) -> None:
+def _clean_up(device: str) -> list[str]:
+    """Reset Dynamo and free the GPU's cached memory. A CUDA context the target poisoned (a
+    device-side assert) fails even ``empty_cache`` (measured on the H200, torch 2.11:
+    AcceleratorError): the worker retires, and the target's result, already made, still
+    goes back instead of the worker dying without one."""
     import torch
 
-    torch._dynamo.reset()
-    gc.collect()
-    if device.startswith("cuda") and torch.cuda.is_available():
-        torch.cuda.empty_cache()
+    try:
+        torch._dynamo.reset()
+        gc.collect()
+        if device.startswith("cuda") and torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except Exception as exc:  # noqa: BLE001 - any failure here means the process is unfit
+        first_line = (str(exc).splitlines() or [""])[0]
+        return [f"clean-up failed: {type(exc).__name__}: {first_line}"]
+    return []
 
 
 def _processes_left(ours: set[int]) -> list[str]:
@@ -189,8 +198,8 @@ def serve(folder: str, requests_fd: int, device: str, backend: str, memory_fract
             previous.close()  # only now: faulthandler wrote to it until the line above
         window = _UserWindow()
         result = run_request(request, window.enter)
-        _clean_up(device)
-        reasons = window.changes() + _processes_left(ours)
+        unfit = _clean_up(device)
+        reasons = window.changes() + _processes_left(ours) + unfit
         if result.status in UNFIT_AFTER:
             reasons.append(f"status {result.status}")
         write_json_atomic(request["result"], {**result.to_json(), "worker_retire": reasons})

@@ -22,6 +22,7 @@ from compilelint.verify import command  # noqa: E402
 from compilelint.verify.report import VerifyReport  # noqa: E402
 from compilelint.verify.runner import RunOptions  # noqa: E402
 from compilelint.verify.targets import discover_targets  # noqa: E402
+from compilelint.verify import worker  # noqa: E402
 from compilelint.verify.worker import changed  # noqa: E402
 
 pytestmark = pytest.mark.dynamo
@@ -79,3 +80,18 @@ def test_changed_names_the_state_and_the_variables() -> None:
     after = {"torch._dynamo.config": "b", "environment": {"A": "1", "C": "3"}, "threads": 4}
     assert changed(before, after) == ["environment variables B, C", "torch._dynamo.config"]
     assert changed(before, dict(before)) == []
+
+
+def test_a_poisoned_cuda_context_retires_the_worker_instead_of_killing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a device-side assert even torch.cuda.empty_cache() raises (measured on the H200,
+    torch 2.11): the clean-up must say so, so that the worker writes the target's result
+    (cuda-error) and retires, instead of dying with no result (status no-result)."""
+    import torch
+
+    def poisoned() -> None:
+        raise RuntimeError("CUDA error: device-side assert triggered\nSearch for `cudaErrorAssert'")
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "empty_cache", poisoned)
+    assert worker._clean_up("cuda") == ["clean-up failed: RuntimeError: CUDA error: device-side assert triggered"]
+    assert worker._clean_up("cpu") == []
