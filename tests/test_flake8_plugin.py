@@ -22,13 +22,14 @@ from compilelint.findings import FileResult, Finding
 from compilelint.flake8_plugin import CompileLintChecker, settings_for_folder
 
 DATA = Path(__file__).parent / "data"
-FLAKE8 = Path(sys.executable).parent / "flake8"
 BASIC_CODES = [finding.code for finding in lint_file(str(DATA / "basic.py")).findings]
 
 
 def flake8(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(FLAKE8), "--isolated", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=120
+        # `python -m flake8`, not the venv's bin/flake8: a venv that shares another's
+        # site-packages (/work/wt/mkvenv.sh) has the package but not the script
+        [sys.executable, "-m", "flake8", "--isolated", *args], capture_output=True, text=True, cwd=cwd, input=stdin, timeout=120
     )
 
 
