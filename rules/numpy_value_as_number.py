@@ -25,10 +25,12 @@ class NumpyValueAsNumber(Rule):
 
     ## What it does
     Flags, inside a compiled region, a value returned by a NumPy function (`np.sum`,
-    `np.max`, `np.prod`, `np.cumsum`, `np.array`, ..., directly or through a local name, an
-    element or a method of it) that is used as a Python number: given to `int()`, `float()`
-    or `range()`, used as a slice bound, as a size of `np.zeros`/`torch.zeros`-style creation
-    functions, or as a size of `x.view`/`x.reshape`, or tested by `if`/`while`.
+    `np.max`, `np.prod`, `np.cumsum`, `np.array`, a `numpy.random` draw given a size, ...,
+    directly or through a local name, an element or a method of it, arithmetic with Python
+    numbers, `max`/`min`/`sum`/`abs`, or a helper or lambda returning it) that is used as a
+    Python number: given to `int()` or `float()`, as any bound of `range()`, used as a slice
+    bound, as a size of `np.zeros`/`torch.zeros`-style creation functions, or as a size of
+    `x.view`/`x.reshape`, or tested by `if`/`while`.
 
     ## Why is this bad?
     Dynamo traces NumPy through `torch._numpy`: every NumPy call becomes a tensor in the
@@ -38,7 +40,12 @@ class NumpyValueAsNumber(Rule):
     mode (GB0033, a data-dependent operator) and compile under `fullgraph=True`, which
     captures the scalar; `x.reshape(b, np.prod(x.shape[1:]))` fails under `fullgraph=True`
     as well; `range(np.sum(lens))` (GB0059) and `if np.sum(lens) > 2:` (GB0170) break in
-    both modes. Elementwise functions of Python numbers (`int(np.ceil(n / 4))`,
+    both modes, and so does `range(1, max(counts) + 1)` for `counts` drawn by
+    `np.random.randint(1, 4, size=n)`. A draw PyTorch's NumPy layer lacks
+    (`np.random.geometric(p, n)`) breaks first (GB0294, CL107), and the code resumed after
+    that break receives the real array as an array input: its `range(1, max(n) + 1)` breaks
+    again (GB0059), while a draw without a size returns a Python number, which does not.
+    Elementwise functions of Python numbers (`int(np.ceil(n / 4))`,
     `x / np.sqrt(d)`) do not break and are not flagged; `np.lcm`/`np.gcd` used as a number
     fail in both modes (GB0208) and are flagged where the call is the number itself.
 
@@ -85,7 +92,8 @@ class NumpyValueAsNumber(Rule):
 
     def _check_call(self, node: ast.Call, ctx: RuleContext) -> None:
         builtin = ctx.builtin(node.func)
-        if builtin in BUILTINS and len(node.args) == 1 and not node.keywords:
+        # range's start, stop and step alike (measured on 2.13: `range(1, max(a) + 1)`, GB0059)
+        if builtin in BUILTINS and (len(node.args) == 1 or builtin == "range") and node.args and not node.keywords:
             modes, gb_id = BUILTINS[builtin]
             self._report_numbers(node, node.args, ctx, f"`{builtin}()`", modes, gb_id)
             return

@@ -314,3 +314,57 @@ def test_the_tensor_method_table_covers_the_installed_torch() -> None:
     installed = {n for n in dir(torch.Tensor) if not (n.startswith("__") and n.endswith("__"))}
     missing = sorted(installed - tensor_attribute_names())
     assert not missing, f"torch {torch.__version__} has Tensor attributes the table lacks: {missing[:10]}; run bench/tensor_methods.py"
+
+
+def test_a_numpy_draw_given_a_size_reaches_range_as_an_array() -> None:
+    # normflows' Residual: `n_samples = sample_fn(m)` (a lambda over a helper returning
+    # np.random.geometric(p, m)), `max(n_samples) + 20` handed to an estimator's range().
+    # Measured on torch 2.13: geometric breaks (GB0294) and the resumed code's range breaks
+    # again on the real array (GB0059); a draw without a size gives a Python int, no break
+    source = (
+        "import numpy as np\n"
+        "import torch\n"
+        "def draw(p, m):\n"
+        "    return np.random.geometric(p, m)\n"
+        "def estimate(x, n):\n"
+        "    for k in range(1, n + 1):\n"
+        "        x = x * 0.5\n"
+        "    return x\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        sample_fn = lambda m: draw(0.5, m)\n"
+        "        return estimate(x, max(sample_fn(4)) + 20)\n"
+        "class One(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        for k in range(1, np.random.geometric(0.5) + 1):\n"
+        "            x = x * 0.5\n"
+        "        return x\n"
+    )
+    from compilelint.engine import lint_source
+    from compilelint.findings import Mode
+
+    found = [(f.line, f.code, f.breaks) for f in lint_source(source, "m.py").findings]
+    assert found == [(4, "CL107", (Mode.DEFAULT, Mode.FULLGRAPH)), (6, "CL120", (Mode.DEFAULT, Mode.FULLGRAPH)),
+                     (15, "CL107", (Mode.DEFAULT, Mode.FULLGRAPH))]  # fmt: skip
+
+
+def test_a_lambda_bound_to_a_name_is_checked_once_as_its_own_function() -> None:
+    # its body runs where the name is called, with what the call passes (two arms of an if
+    # define it: both are followed), and its findings are reported once
+    source = (
+        "import numpy as np\n"
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.dim() == 2:\n"
+        "            draw = lambda m: print(m) or np.random.randint(1, 4, size=m)\n"
+        "        else:\n"
+        "            draw = lambda m: np.random.randint(1, 4, size=m)\n"
+        "        for _ in range(max(draw(3))):\n"
+        "            x = x + 1\n"
+        "        return x\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(6, "CL101"), (9, "CL120")]
+

@@ -61,11 +61,16 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
             kind |= Kind.FROM_NUMBERS | (Kind.FROM_SHAPES if any(v & Kind.SHAPE for v in values) else Kind.NONE)
         return kind | _literal(evaluator, name, node)
     if name is not None and name.startswith("math."):
-        return K.arithmetic(*arg_kinds) if arg_kinds else Kind.STATIC
+        # a NumPy value is read back as a Python number here (GB0033, measured on 2.13)
+        return K.arithmetic(*arg_kinds) & ~Kind.NUMPY if arg_kinds else Kind.STATIC
     if name is not None and name.startswith("numpy.") and imported_root(evaluator, node.func):
         evaluator.sink.external(node, evaluator, name)
         if isinstance(node.func, ast.Attribute):
             _receiver_kind(evaluator, node.func)
+        if name.startswith("numpy.random."):
+            # `size=None` draws one number
+            keywords = frozenset(k.arg for k in node.keywords if not (isinstance(k.value, ast.Constant) and k.value.value is None))
+            return K.numpy_draw_kind(name, len(node.args), keywords)
         return K.numpy_function_kind(name)
     if name is not None and imported_root(evaluator, node.func):
         known = evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
@@ -154,14 +159,18 @@ def _builtin_kind(evaluator: Evaluator, name: str, node: ast.Call, args: list[Ki
             return Kind.SHAPE | (first & Kind.DATA_SIZED)
         return Kind.STATIC
     if name in ("int", "float", "bool", "complex"):
-        return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first)
+        # int() of a NumPy value reads it back (GB0033): a Python number from then on
+        return Kind.DATA_SCALAR if first & Kind.TENSOR and not first & Kind.UNKNOWN else K.arithmetic(first) & ~Kind.NUMPY
     bounds = [a for a in args if not K.is_shape(a)]
     if name == "min" and len(args) > 1 and len(bounds) < len(args) and bounds and not any(a & (Kind.SHAPE | Kind.TENSOR | Kind.DATA_SCALAR) for a in bounds):
         # a size clamped by a bound (`min(x.shape[2], overlap)`): Dynamo guards `size >= bound`
         # and the value is the bound from then on, the same for every larger size
         return Kind.STATIC if any(a & Kind.STATIC for a in args) else Kind.UNKNOWN
     if name in ("min", "max", "sum", "range", "abs", "round", "pow", "divmod", "any", "all"):
-        return K.arithmetic(*args) if args else Kind.STATIC
+        # min/max/sum/abs of an array stay arrays for Dynamo (measured on 2.13); the rest
+        # do not describe one
+        kind = K.arithmetic(*args) if args else Kind.STATIC
+        return kind if name in ("min", "max", "sum", "abs") else kind & ~Kind.NUMPY
     if name in ("tuple", "list", "reversed", "sorted", "iter", "zip", "enumerate", "dict", "set"):
         union = Kind.NONE
         for kind in args:

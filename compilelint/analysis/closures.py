@@ -163,6 +163,9 @@ class _PythonCalls:
                 here.objects[name] = objects.join(here.objects.get(name, ()), held)
         self.scope.at_def[id(node)] = here
 
+    def define_lambda(self, node: ast.Lambda, name: str, at: ast.stmt, env: Env) -> None:
+        """A lambda that Python runs here is no region; one compiled later is a nested root."""
+
     def resolve(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
         func = call.func
         name = evaluator.qualname(func)

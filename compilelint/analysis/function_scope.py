@@ -32,7 +32,7 @@ from compilelint.analysis.dispatch_targets import (
 from compilelint.analysis.expressions import Env, Evaluator, Target
 from compilelint.analysis.kinds import Kind, join_passed
 from compilelint.analysis.method_attributes import held_methods, private_method_owners
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info, lambda_function
 from compilelint.analysis.parameters import bind_arguments, parameter_names, passed_names
 from compilelint.project import ExternalCall, join_receivers
 
@@ -59,10 +59,12 @@ class FunctionScope:
 
     # --- NestedDefinitions ---------------------------------------------------------------
     def define(self, node: FunctionNode, env: Env) -> None:
-        info = self.state.local_defs.get(node.name)
-        if info is None or info.node is not node:
+        # one function per def, whichever pass runs it: two defs of a name in the arms of an
+        # `if` take turns in local_defs, and each must keep its state between passes
+        info = self.analysis.local_infos.get(id(node))
+        if info is None:
             qualname = f"{self.state.info.qualname}.<locals>.{node.name}"
-            info = function_info(self.analysis.index, node, qualname, owner=None)
+            info = self.analysis.local_infos[id(node)] = function_info(self.analysis.index, node, qualname, owner=None)
             info.parent = self.state.info
         self.state.local_defs[node.name] = info
         if info.disabled:
@@ -71,6 +73,14 @@ class FunctionScope:
         child.closure = {k: v for k, v in env.items() if k not in parameter_names(node)}
         child.self_name, child.owner = self.state.self_name, self.state.owner
         child.local_defs.update({k: v for k, v in self.state.local_defs.items() if k not in child.local_defs})
+
+    def define_lambda(self, node: ast.Lambda, name: str, at: ast.stmt, env: Env) -> None:
+        """``name = lambda ...: body`` in a compiled function: a local def of ``name``, one
+        function per lambda whichever pass or branch runs it."""
+        function = self.analysis.lambda_defs.get(id(node))
+        if function is None:
+            function = self.analysis.lambda_defs[id(node)] = lambda_function(node, name, at)
+        self.define(function, env)
 
     # --- CallSink ------------------------------------------------------------------------
     def resolve(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:

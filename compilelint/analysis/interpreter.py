@@ -25,10 +25,25 @@ class StatementVisitor(Protocol):
 class NestedDefinitions(Protocol):
     def define(self, node: ast.FunctionDef | ast.AsyncFunctionDef, env: Env) -> None: ...
 
+    def define_lambda(self, node: ast.Lambda, name: str, at: ast.stmt, env: Env) -> None: ...
+
+
+def bound_lambda(stmt: ast.stmt) -> ast.Lambda | None:
+    """``name = lambda ...: body``: a local function of ``name`` (FunctionScope.define_lambda),
+    whose body runs, and is checked, as that function's own."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.value if isinstance(stmt.value, ast.Lambda) else None
+    return None
+
 
 def header_expressions(stmt: ast.stmt) -> Iterator[ast.expr]:
     """The expressions a statement evaluates itself (not those of its nested blocks)."""
-    if isinstance(stmt, (ast.If, ast.While)):
+    lambda_ = bound_lambda(stmt)
+    if lambda_ is not None:
+        yield from getattr(stmt, "targets")
+        yield from lambda_.args.defaults
+        yield from (d for d in lambda_.args.kw_defaults if d is not None)
+    elif isinstance(stmt, (ast.If, ast.While)):
         yield stmt.test
     elif isinstance(stmt, (ast.For, ast.AsyncFor)):
         yield stmt.iter
@@ -147,6 +162,9 @@ class FunctionInterpreter:
                     self.ev.constants.pop(target.id, None)
                 else:
                     self.ev.constants[target.id] = static
+        lambda_ = bound_lambda(stmt)
+        if lambda_ is not None:  # `sample_fn = lambda m: draw(p, m)`: a call of the name runs it
+            self.nested.define_lambda(lambda_, getattr(stmt.targets[0], "id"), stmt, dict(self.env))
         return False
 
     def _store_objects(self, target: ast.expr, value: ast.expr) -> None:
@@ -360,3 +378,4 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[FunctionInterpreter, Any], bool]] = 
     ast.ClassDef: FunctionInterpreter.class_def,
     ast.Match: FunctionInterpreter.match,
 }
+

@@ -121,6 +121,10 @@ def arithmetic(*kinds: Kind) -> Kind:
         result |= Kind.FROM_SHAPES
     if is_shape(result) and any(is_shape(kind) and kind & Kind.DATA_SIZED for kind in kinds):
         result |= Kind.DATA_SIZED  # n + 1 of an unbacked n is unbacked
+    if not tensors and any(kind & Kind.NUMPY for kind in kinds):
+        # an array and Python numbers give an array (measured on 2.13: `max(a) + 2`,
+        # `np.sum(a) // 2` reach `range()` as NumpyNdarrayVariable)
+        result |= Kind.NUMPY
     return result
 
 
@@ -375,9 +379,40 @@ NUMPY_NOT_ARRAYS = frozenset(
 )
 
 
+# numpy.random draws -> the position of their `size` argument (None: every positional
+# argument is a size; -1: the result is an array whatever the arguments). Given a size they
+# return an array: traced into torch ops, or, for the draws torch._numpy lacks (GB0294), a
+# real ndarray that the code resumed after that break receives as an array input. Without
+# one they return a Python number. Measured on 2.13: `max(np.random.geometric(p, n)) + 2`
+# reaches `range()` as an array (GB0059), `np.random.geometric(p) + 2` does not.
+NUMPY_RANDOM_SIZE_ARGUMENT: dict[str, int | None] = {
+    "rand": None, "randn": None,
+    "random": 0, "random_sample": 0, "sample": 0, "ranf": 0, "standard_normal": 0, "standard_exponential": 0,
+    "standard_cauchy": 0,
+    "geometric": 1, "poisson": 1, "exponential": 1, "choice": 1, "standard_gamma": 1, "chisquare": 1,
+    "rayleigh": 1, "pareto": 1, "weibull": 1, "power": 1, "zipf": 1, "logseries": 1, "standard_t": 1,
+    "uniform": 2, "normal": 2, "randint": 2, "binomial": 2, "beta": 2, "gamma": 2, "laplace": 2, "logistic": 2,
+    "lognormal": 2, "gumbel": 2, "negative_binomial": 2, "vonmises": 2, "wald": 2, "f": 2, "noncentral_chisquare": 2,
+    "hypergeometric": 3, "triangular": 3, "noncentral_f": 3,
+    "permutation": -1, "multinomial": -1, "dirichlet": -1,
+}  # fmt: skip
+
+
 def numpy_function_kind(name: str) -> Kind:
     """``numpy.sum`` -> an array Dynamo traces as a tensor; anything else stays UNKNOWN."""
     parts = name.split(".")
     if len(parts) != 2 or parts[1] in NUMPY_NOT_ARRAYS or not parts[1][:1].islower():
         return Kind.UNKNOWN
     return Kind.UNKNOWN | Kind.NUMPY
+
+
+def numpy_draw_kind(name: str, positional: int, keywords: frozenset[str | None]) -> Kind:
+    """``numpy.random.geometric(p, n)`` -> an array; a draw without a size -> UNKNOWN."""
+    module, _, function = name.rpartition(".")
+    if module != "numpy.random" or function not in NUMPY_RANDOM_SIZE_ARGUMENT:
+        return Kind.UNKNOWN
+    size = NUMPY_RANDOM_SIZE_ARGUMENT[function]
+    if size == -1 or None in keywords:  # permutation(x); f(*args, **sizes): not told apart
+        return Kind.UNKNOWN | Kind.NUMPY if size == -1 else Kind.UNKNOWN
+    given = positional > 0 if size is None else positional > size or "size" in keywords
+    return Kind.UNKNOWN | Kind.NUMPY if given else Kind.UNKNOWN

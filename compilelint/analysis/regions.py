@@ -96,6 +96,8 @@ class RegionAnalysis:
         self.states: dict[int, FunctionState] = {}  # id(FunctionInfo) -> state
         self.order: list[FunctionState] = []  # discovery order (roots first)
         self.resolved_calls: dict[int, FunctionInfo] = {}  # id(ast.Call) -> callee
+        self.lambda_defs: dict[int, ast.FunctionDef] = {}  # id(ast.Lambda) bound to a name -> its def
+        self.local_infos: dict[int, FunctionInfo] = {}  # id(def in a compiled function) -> its function
         # calls into other files: re-exports passed on and roots compiled here, then the calls
         # compiled code makes, one per call site (its latest pass replaces earlier ones)
         self.forwarded: dict[tuple[str, tuple[str, ...]], ExternalCall] = {}
