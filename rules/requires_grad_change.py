@@ -25,7 +25,9 @@ class RequiresGradChange(Rule):
 
     ## What it does
     Flags, inside a compiled region: assignments to `t.requires_grad`, calls of
-    `t.requires_grad_()` / `t.requires_grad_(True)`, and tensor factories called with
+    `t.requires_grad_()` / `t.requires_grad_(True)`, calls copying another tensor's flag
+    (`t.detach().requires_grad_(t.requires_grad)`, reported as holding only when that tensor
+    requires grad), and tensor factories called with
     `requires_grad=True` (`torch.tensor(..., requires_grad=True)`, `torch.zeros(...,
     requires_grad=True)`).
 
@@ -36,7 +38,9 @@ class RequiresGradChange(Rule):
     default mode and with `dynamic=True`; both fail under `fullgraph=True`. `requires_grad_()`
     on an intermediate breaks in the default mode (GB8985) and fails under `fullgraph=True`
     when the result is returned (GB7324, reported without a line); `requires_grad_(False)`
-    and `requires_grad=False` compile.
+    and `requires_grad=False` compile. `t.detach().requires_grad_(t.requires_grad)` returned
+    breaks the same way (GB8985) when `t` was computed from a parameter with grad mode on,
+    and compiles under `torch.no_grad()`.
 
     ## Example
     ```python
@@ -83,13 +87,27 @@ class RequiresGradChange(Rule):
         if not isinstance(node, ast.Call):
             return
         if isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
-            if _switches_on(node.args[0] if node.args else None) and ctx.kind(node.func.value) & Kind.TENSOR:
+            flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+            if not ctx.kind(node.func.value) & Kind.TENSOR:
+                return
+            if _switches_on(flag):
                 ctx.report(
                     node,
                     "`.requires_grad_()` inside compiled code breaks the graph (GB8985; under fullgraph=True "
                     "the returned result fails, GB7324); call it before the compiled code",
                     breaks=(Mode.DEFAULT,),
                     gb_ids=("GB8985", "GB7324"),
+                )
+            elif _copied_flag(flag, ctx):
+                assert flag is not None
+                ctx.report(
+                    node,
+                    f"`.requires_grad_({ast.unparse(flag)})` inside compiled code breaks the graph when that tensor "
+                    "requires grad (GB8985; under fullgraph=True the returned result fails, GB7324); "
+                    "return the tensor itself, or detach outside the compiled code",
+                    breaks=(Mode.DEFAULT,),
+                    gb_ids=("GB8985", "GB7324"),
+                    only_when=(ast.unparse(flag),),
                 )
             return
         if ctx.qualname(node.func) in FACTORIES:
@@ -101,6 +119,13 @@ class RequiresGradChange(Rule):
                     "create the leaf outside (an `nn.Parameter`, or an input)",
                     gb_ids=("GB0225",),
                 )
+
+
+def _copied_flag(flag: ast.expr | None, ctx: RuleContext) -> bool:
+    """``t.requires_grad``: another tensor's flag, True whenever that tensor takes part in
+    autograd (``t.detach().requires_grad_(t.requires_grad)``, measured on 2.13: GB8985
+    when ``t`` is computed from a parameter with grad mode on, nothing under no_grad)."""
+    return isinstance(flag, ast.Attribute) and flag.attr == "requires_grad" and bool(ctx.kind(flag.value) & Kind.TENSOR)
 
 
 def _switches_on(flag: ast.expr | None) -> bool:

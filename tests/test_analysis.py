@@ -368,3 +368,29 @@ def test_a_lambda_bound_to_a_name_is_checked_once_as_its_own_function() -> None:
 
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(6, "CL101"), (9, "CL120")]
 
+
+def test_a_refused_non_module_leaves_a_module_after_the_test() -> None:
+    # normflows' mem_eff_wrapper: `if not isinstance(gnet, nn.Module): raise ValueError(...)`
+    source = (
+        "import torch\n"
+        "from torch import nn\n"
+        "def run(net, x, checked):\n"
+        "    if checked and not isinstance(net, nn.Module):\n"
+        "        raise ValueError('a module')\n"
+        "    if not isinstance(net, nn.Module):\n"
+        "        raise ValueError('a module')\n"
+        "    y = net(x)\n"
+        "    return y.detach().requires_grad_(y.requires_grad)\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, net):\n"
+        "        super().__init__()\n"
+        "        self.net = net\n"
+        "    def forward(self, x):\n"
+        "        return run(self.net, x, True)\n"
+    )
+    from compilelint.engine import lint_source
+
+    (finding,) = lint_source(source, "m.py").findings
+    assert (finding.line, finding.code, finding.only_when) == (9, "CL111", ("y.requires_grad",))
+    unchecked = source.replace("    if not isinstance(net, nn.Module):\n        raise ValueError('a module')\n", "")
+    assert lint_source(unchecked, "m.py").findings == ()

@@ -16,6 +16,7 @@ from compilelint.analysis import kinds as K
 from compilelint.analysis import objects as _objects
 from compilelint.analysis.expressions import Env, Evaluator, bind_loop_target
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import MODULE_BASES
 
 
 class StatementVisitor(Protocol):
@@ -253,6 +254,9 @@ class FunctionInterpreter:
         self._replace_env(joined)
         if K.is_data(test) and after_body is not None and after_else is not None:
             self._tensor_unless_taken(stmt.test, after_body, after_else, guards)
+        checked = _refused_non_module(stmt.test, self.ev.qualname) if after_body is None else None
+        if checked is not None:  # `if not isinstance(net, nn.Module): raise ...`: a module from here on
+            self.env[checked] = Kind.MODULE
         return False
 
     def _tensor_unless_taken(self, test: ast.expr, after_body: Env, after_else: Env, guards: dict[str, tuple[ast.expr, ...]]) -> None:
@@ -379,3 +383,15 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[FunctionInterpreter, Any], bool]] = 
     ast.Match: FunctionInterpreter.match,
 }
 
+
+def _refused_non_module(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> str | None:
+    """``net`` for ``not isinstance(net, nn.Module)``: a test whose body leaves the function
+    (raises, returns) lets only modules past it."""
+    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+        return None
+    call = test.operand
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance"):
+        return None
+    if len(call.args) != 2 or not isinstance(call.args[0], ast.Name):
+        return None
+    return call.args[0].id if qualname(call.args[1]) in MODULE_BASES else None
