@@ -394,3 +394,27 @@ def test_a_refused_non_module_leaves_a_module_after_the_test() -> None:
     assert (finding.line, finding.code, finding.only_when) == (9, "CL111", ("y.requires_grad",))
     unchecked = source.replace("    if not isinstance(net, nn.Module):\n        raise ValueError('a module')\n", "")
     assert lint_source(unchecked, "m.py").findings == ()
+
+
+def test_a_value_that_is_a_tensor_on_another_path_is_not_taken_for_an_array() -> None:
+    # transformers' center_to_corners_format returns a tensor for a tensor and an ndarray for
+    # an ndarray; generalized_box_iou's `if not (boxes1[:, 2:] >= boxes1[:, :2]).all():`
+    # then reads a tensor, not a NumPy result
+    source = (
+        "import numpy as np\n"
+        "import torch\n"
+        "def to_corners(b):\n"
+        "    if isinstance(b, torch.Tensor):\n"
+        "        return torch.stack([b - 1, b + 1], -1)\n"
+        "    return np.stack([b - 1, b + 1], -1)\n"
+        "def check(boxes):\n"
+        "    if not (boxes[:, 2:] >= boxes[:, :2]).all():\n"
+        "        raise ValueError('corners')\n"
+        "    return boxes.sum()\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return check(to_corners(x))\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [f.code for f in lint_source(source, "m.py").findings if f.code == "CL120"] == []

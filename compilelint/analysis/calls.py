@@ -205,8 +205,10 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
     method = node.func.attr
     if method in K.TENSOR_DATA_METHODS and receiver & (Kind.TENSOR | Kind.UNKNOWN):
         return Kind.DATA_SCALAR  # only tensors (and rare NumPy arrays) have .item()/.tolist()
-    if receiver & Kind.NUMPY:
-        return Kind.UNKNOWN | Kind.NUMPY  # arr.astype(int), arr.sum(): still an array
+    if receiver & Kind.NUMPY and not receiver & Kind.TENSOR:
+        # arr.astype(int), arr.sum(): still an array; a value that is a tensor on another
+        # path (a helper returning either) is neither, as far as we can see
+        return Kind.UNKNOWN | Kind.NUMPY
     if receiver & Kind.UNKNOWN or receiver == Kind.NONE:
         return _tensor_method_kind(evaluator, method, node) if method in K.TENSOR_ONLY_METHODS else Kind.UNKNOWN
     if receiver & Kind.CONTAINER:
@@ -281,7 +283,7 @@ def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
 def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     value = evaluator.kind(node.value)
     evaluator.kind(node.slice)
-    if value & Kind.NUMPY:
+    if value & Kind.NUMPY and not value & Kind.TENSOR:
         return Kind.UNKNOWN | Kind.NUMPY  # an element of an array is a 0-d array
     if value & Kind.UNKNOWN:
         return Kind.UNKNOWN
