@@ -462,3 +462,31 @@ def test_a_method_called_on_an_imported_class_s_new_instance_is_followed(tmp_pat
         ),
     })  # fmt: skip
     assert ("pkg/transforms.py", 7, "CL114") in _found(tmp_path)
+
+
+def test_an_autograd_function_applied_from_another_file_runs_its_forward(tmp_path: Path) -> None:
+    # pytorch_wavelets: DWTForward.forward calls lowlevel.AFB2D.apply(...), and Dynamo traces
+    # AFB2D.forward(ctx, ...) and what it calls (afb1d), where the graph breaks
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/lowlevel.py": (
+            "import torch\n"
+            "def helper(x):\n"
+            "    return x.sum().item()\n"
+            "class Step(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, scale):\n"
+            "        return x * helper(x) * scale\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        return grad, None\n"
+        ),
+        "pkg/model.py": (
+            "import torch\nimport pkg.lowlevel as lowlevel\n"
+            "class Net(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return lowlevel.Step.apply(x, 2.0)\n"
+        ),
+    })  # fmt: skip
+    results = {Path(r.path).name: r for r in lint_paths([str(tmp_path / "pkg")])}
+    assert [(f.line, f.code) for f in results["lowlevel.py"].findings] == [(3, "CL105")]

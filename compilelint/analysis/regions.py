@@ -202,6 +202,9 @@ class RegionAnalysis:
         if cls_name:
             cls = self.index.classes.get(cls_name)
             method = cls.find_method(method_name) if cls is not None else None
+            if cls is not None and method is None and method_name == "apply":
+                method = cls.find_method("forward")  # autograd.Function: apply(*args) runs forward(ctx, *args)
+                return method, method is not None
             return method, method is not None and not method.is_static
         info = self.index.functions.get(name)
         if info is not None:
