@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from compilelint.config import DEFAULT_SETTINGS, ConfigError, Settings, load_set
 from compilelint.engine import lint_paths, lint_source
 from compilelint.installed import dependencies
 from compilelint.installed.cache import analysis_stamp
-from compilelint.installed.locate import Locator
+from compilelint.installed.locate import Locator, site_dirs
 
 PACKAGE = {
     "solvers-1.2.dist-info/METADATA": "Metadata-Version: 2.1\nName: solvers\nVersion: 1.2\n",
@@ -851,3 +852,16 @@ def test_the_stop_value_claim_is_what_dynamo_does(tmp_path: Path, monkeypatch: p
         result = record(intervals.query, [(torch.randn(3),)], nodes, fullgraph=fullgraph)
         untyped = {line for _, line, gb_type in result.breaks if gb_type == "Unsupported python_type() call"}
         assert untyped | {line for _, line in result.error_sites} == {10}, (fullgraph, result)
+
+
+def test_site_folders_a_pth_file_puts_on_the_path_are_searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a venv layered over another's packages (a .pth naming its site-packages): the
+    # packages installed there are installed for this interpreter too
+    folder = tmp_path / "shared" / "site-packages"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(folder)])
+    site_dirs.cache_clear()
+    try:
+        assert os.path.realpath(folder) in site_dirs()
+    finally:
+        site_dirs.cache_clear()

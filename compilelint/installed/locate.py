@@ -61,6 +61,8 @@ def site_dirs(python: str | None = None, cache_dir: str | None = None) -> tuple[
         return _remembered_site_dirs(python, cache_dir) if cache_dir else _site_dirs_of(python)
     found = [*site.getsitepackages(), site.getusersitepackages()]
     found += [sysconfig.get_paths()[key] for key in ("purelib", "platlib")]
+    # and site folders a .pth file put on the path (a venv layered over another's packages)
+    found += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
     return _existing(found)
 
 
