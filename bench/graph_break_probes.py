@@ -520,6 +520,16 @@ def _ufunc_method(x: torch.Tensor) -> torch.Tensor:
     return x * np.add.reduce([1, 2, 3])
 
 
+@probe("GB0157", "the dtype of an array a NumPy function returned, np.arange(4).dtype")
+def _array_dtype(x: torch.Tensor) -> torch.Tensor:
+    return x * (2 if np.arange(4).dtype == np.int64 else 3)
+
+
+@probe("GB0158", "arr.tobytes() of an array a NumPy function returned")
+def _array_tobytes(x: torch.Tensor) -> torch.Tensor:
+    return x * len(np.zeros(3).tobytes())
+
+
 def reported(fn: Callable[..., Any], mode: str) -> str:
     try:
         recording = record(fn, [(torch.randn(4),)], mode=mode)

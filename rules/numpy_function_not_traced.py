@@ -1,4 +1,4 @@
-"""CL127: a NumPy function that `torch._numpy` lacks, or a ufunc method, in compiled code."""
+"""CL127: a NumPy function, ufunc method or array attribute that `torch._numpy` lacks, in compiled code."""
 
 from __future__ import annotations
 
@@ -7,12 +7,18 @@ import functools
 import json
 from importlib import resources
 
+from compilelint.analysis.kinds import Kind
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
 
 DATA = "numpy_untraced-torch-2.13.json"
 UFUNC_METHODS = frozenset({"reduce", "accumulate", "reduceat", "outer", "at"})
+# Attributes and methods of an array that Dynamo's NumpyNdarrayVariable refuses, measured on
+# torch 2.13 (variables/tensor.py: var_getattr, call_method)
+ARRAY_ATTRIBUTES = frozenset({"dtype", "flags", "base"})  # GB0157
+ARRAY_METHODS = frozenset({"tobytes", "tostring"})  # GB0158
+NOT_ONLY_AN_ARRAY = Kind.TENSOR | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR
 
 
 @functools.cache
@@ -25,7 +31,7 @@ def _table() -> tuple[frozenset[str], frozenset[str]]:
 
 
 class NumpyFunctionNotTraced(Rule):
-    """Checks for NumPy functions Dynamo cannot trace, called inside compiled code.
+    """Checks for NumPy functions and array attributes Dynamo cannot trace, inside compiled code.
 
     ## What it does
     Flags, inside a compiled region, a call of a `numpy` function that `torch._numpy`
@@ -44,6 +50,12 @@ class NumpyFunctionNotTraced(Rule):
     unsupported by PyTorch"), and so does a ufunc method such as
     `np.add.reduce([1, 2, 3])` (GB0290). pytorch-wavelets' `reflect` helper, reached
     from every symmetric-padding DWT's forward, breaks this way at `np.asanyarray`.
+    Dynamo traces an array as a tensor in `torch._numpy`'s clothes, and some of what an
+    array has is not modelled: `arr.dtype`, `arr.flags` and `arr.base` break the graph in
+    every mode (GB0157, "Unsupported ndarray attribute access"), whether the array came
+    from `np.arange(4)`, `np.sum([1, 2])`, a global or `x.numpy()`, and `arr.tobytes()`
+    does too (GB0158); `arr.shape`, `arr.ndim`, `arr.size`, `arr.itemsize` and `arr.T` are
+    traced. pytorch-wavelets' `reflect` breaks again at `np.array(out, dtype=x.dtype)`.
 
     ## Example
     ```python
@@ -62,7 +74,8 @@ class NumpyFunctionNotTraced(Rule):
     ```
     Use the `torch._numpy` spelling (`np.asarray`, `np.max` with `np.isnan` masks,
     `np.sum` for `np.add.reduce`), a torch op, or compute index tables once in
-    `__init__` and keep them as buffers.
+    `__init__` and keep them as buffers. For an array's dtype, name it (`dtype=np.int64`)
+    or let the operation keep it (`out.astype(np.int32)` rather than `dtype=x.dtype`).
 
     ## Fix safety
     No automatic fix: the supported spelling differs per function.
@@ -71,11 +84,14 @@ class NumpyFunctionNotTraced(Rule):
     code = "CL127"
     name = "numpy-function-not-traced"
     message = "a NumPy function Dynamo cannot trace breaks the graph"
-    gb_ids = ("GB0294", "GB0290")
+    gb_ids = ("GB0294", "GB0290", "GB0157", "GB0158")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.Attribute)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Attribute):
+            self._check_array_attribute(node, ctx)
+            return
         assert isinstance(node, ast.Call)
         name = ctx.qualname(node.func) or ""
         parts = name.split(".")
@@ -94,4 +110,24 @@ class NumpyFunctionNotTraced(Rule):
                 node,
                 f"`{spelled}` calls a ufunc method, which Dynamo does not trace: breaks the graph (GB0290)",
                 gb_ids=("GB0290",),
+            )
+
+    def _check_array_attribute(self, node: ast.Attribute, ctx: RuleContext) -> None:
+        kind = ctx.kind(node.value)
+        if not kind & Kind.NUMPY or kind & NOT_ONLY_AN_ARRAY or not isinstance(node.ctx, ast.Load):
+            return
+        called = isinstance(parent := ctx.parent(node), ast.Call) and parent.func is node
+        spelled = ast.unparse(node)
+        if node.attr in ARRAY_ATTRIBUTES and not called:
+            ctx.report(
+                node,
+                f"`{spelled}`: Dynamo traces the NumPy array as a tensor and does not model `ndarray.{node.attr}`: "
+                "breaks the graph (GB0157)",
+                gb_ids=("GB0157",),
+            )
+        elif node.attr in ARRAY_METHODS and called:
+            ctx.report(
+                node,
+                f"`{spelled}()` is not modelled in `torch._numpy`: breaks the graph (GB0158)",
+                gb_ids=("GB0158",),
             )
