@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, default_cache_dir
 from compilelint.cache import DEPENDENCY_KINDS
+from compilelint.installed.extensions import extension_module
 from compilelint.installed.locate import Locator, distribution_of, site_dirs
+from compilelint.project import absolute_target, module_name
 from compilelint.installed.summaries import InnerSite, PackageFollower, Summary, with_follow
 
 if TYPE_CHECKING:
@@ -97,6 +99,20 @@ class PackageCalls:
             return False
         self.depends_on.update(summary.depends_on)
         return summary.stop_value
+
+    def compiled_extension(self, target: str) -> str | None:
+        """The compiled extension module (a ``.so``/``.pyd``) that defines ``target``, when
+        it is one: in the linted file's own package too, since Dynamo traces none of them."""
+        if target.startswith("."):  # ``from ._extensions._pywt import Modes`` in a package file
+            absolute = absolute_target(target, module_name(self.path), os.path.basename(self.path) == "__init__.py")
+            if absolute is None:
+                return None
+            target = absolute
+        found = extension_module(self.follower.locator, target)
+        package = self.follower.locator.package(target.split(".", 1)[0]) if found else None
+        if package is not None:
+            self.depends_on.add(f"package:{package.root}")
+        return found
 
     def _inside(self, root: str) -> bool:
         return self.path == root or self.path.startswith(root.rstrip(os.sep) + os.sep)
