@@ -25,7 +25,8 @@ test in it. --record-missing records only files without a recording (a grown sam
     verifier does). A fullgraph site is where an Unsupported left a fullgraph=True
     compile (wrapped around convert_frame._compile): tests expecting that exception
     (assertRaises(Unsupported)) count, since it is the break. Lines Dynamo stepped are
-    recorded per mode (InstructionTranslatorBase.starts_line, as bench/zoo/record.py).
+    recorded per mode (InstructionTranslatorBase.starts_line, as bench/zoo/record.py). Each file
+    records with an empty Inductor cache (TORCHINDUCTOR_CACHE_DIR), so no run reads another's.
 (b) Static side: compilelint's engine over the same files (lint_paths, as bench/accuracy.py).
 (c) recall = sites held by the statement span of any graph-break finding / all sites,
     per GB type, every miss listed. Precision of sure claims (not `only_when`): a default
@@ -42,9 +43,11 @@ import collections
 import importlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import unittest
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -170,11 +173,17 @@ def record_all(files: list[Path], tests: Path, work: Path, limit: int, pythonpat
         command = ["nice", sys.executable, __file__, "--record-one", str(path), "--tests", str(tests),
                    "--records", str(out), "--limit", str(limit)]
         print(f"recording {path.name} ...", file=sys.stderr, flush=True)
+        # An empty Inductor cache for each file: a test can read what an earlier run left there
+        # (test_dynamo_inside_custom_op counts the graphs Inductor compiles: none on a cache hit)
+        cache = tempfile.mkdtemp(prefix=f"dynamo-tests-inductor-{path.stem}-")
         try:
-            subprocess.run(command, env=env, cwd=str(path.parent), timeout=3000, check=False,
-                           stdout=subprocess.DEVNULL, stderr=open(work / f"{path.stem}.log", "w"))
+            subprocess.run(command, env=dict(env, TORCHINDUCTOR_CACHE_DIR=cache), cwd=str(path.parent),
+                           timeout=3000, check=False, stdout=subprocess.DEVNULL,
+                           stderr=open(work / f"{path.stem}.log", "w"))
         except subprocess.TimeoutExpired:
             print(f"  {path.name}: whole-file time limit; recording lost", file=sys.stderr)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
 
 
 # -- (b) static side and (c) judging -------------------------------------------------------
