@@ -6,6 +6,7 @@
 #   bash bench/setup_env.sh old        # only .venv-bench-old
 #   bash bench/setup_env.sh research   # only /work/venvs/zoo-research (ZOO_VENVS=... to move it)
 #   bash bench/setup_env.sh tf4        # only /work/venvs/zoo-tf4 (transformers 4.3x)
+#   bash bench/setup_env.sh research2  # only /work/venvs/h-pkgs2-zoo (zuko, normflows, ...)
 #   FORCE=1 bash bench/setup_env.sh    # rebuild even if the venv imports fine
 #
 # .venv-bench      torch 2.13.0 + today's transformers / timm / diffusers
@@ -18,6 +19,9 @@
 #                  every one pinned.  Outside the repo: it is large.
 # zoo-tf4          torch 2.13.0 + transformers 4.3x (the oldest release that
 #                  imports beside torch 2.13).
+# h-pkgs2-zoo      torch 2.13.0 + five packages added later (normalizing flows,
+#                  wavelets, TabNet, TCN).  The name is the one its recordings
+#                  (bench/results/zoo-h-pkgs2-zoo-*.json) carry, so keep it.
 #
 # Idempotent: a venv whose imports already work is left alone.  torch is ALWAYS
 # pinned to 2.13.0 in the same pip command as anything that depends on it (an
@@ -236,11 +240,30 @@ setup_tf4() {
     write_versions "$dir"
 }
 
+RESEARCH2_PINS=(
+    zuko==1.6.0 normflows==1.7.3 pytorch-tabnet==4.1.0 pytorch-tcn==1.2.3 pytorch-wavelets==1.3.0
+    PyWavelets scipy==1.17.1 "setuptools<81"  # pytorch_wavelets imports pkg_resources (gone in 81)
+)
+
+setup_research2() {
+    local dir="$ZOO_VENVS/h-pkgs2-zoo"
+    if [[ -z "${FORCE:-}" ]] && imports_ok "$dir" torch zuko normflows pytorch_tabnet pytorch_tcn pytorch_wavelets; then
+        log "$dir already works; skipping (FORCE=1 to rebuild)"
+        return 0
+    fi
+    make_venv "$dir"
+    pip_q "$dir" "$TORCH_PIN" numpy==2.4.6 "${RESEARCH2_PINS[@]}"
+    imports_ok "$dir" torch zuko normflows pytorch_tabnet pytorch_tcn pytorch_wavelets \
+        || { log "ERROR: imports fail in $dir"; return 1; }
+    "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
+}
+
 case "$WHICH" in
-    all) setup_current; setup_old; setup_research; setup_tf4 ;;
+    all) setup_current; setup_old; setup_research; setup_tf4; setup_research2 ;;
     current) setup_current ;;
     old) setup_old ;;
     research) setup_research ;;
     tf4) setup_tf4 ;;
-    *) echo "usage: $0 [all|current|old|research|tf4]" >&2; exit 2 ;;
+    research2) setup_research2 ;;
+    *) echo "usage: $0 [all|current|old|research|tf4|research2]" >&2; exit 2 ;;
 esac
