@@ -691,7 +691,10 @@ def _informative(known: KnownReturn) -> bool:
     """Whether a caller could analyse differently knowing this return."""
     plain = Kind.UNKNOWN | Kind.STATIC
     elements = known.elements or ()
-    return bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes) or known.holds_own_methods or known.stop_value
+    return (
+        bool(known.kind & ~plain) or any(kind & ~plain for kind in elements) or bool(known.classes)
+        or known.breaks or known.holds_own_methods or known.stop_value
+    )
 
 
 def _facts_for(

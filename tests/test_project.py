@@ -490,3 +490,21 @@ def test_an_autograd_function_applied_from_another_file_runs_its_forward(tmp_pat
     })  # fmt: skip
     results = {Path(r.path).name: r for r in lint_paths([str(tmp_path / "pkg")])}
     assert [(f.line, f.code) for f in results["lowlevel.py"].findings] == [(3, "CL105")]
+
+def test_a_constructor_in_another_file_that_always_breaks_is_known_to_its_caller(tmp_path: Path) -> None:
+    # parts.py's constructor breaks on every call and returns nothing a caller could type;
+    # the model's file is analysed again with that fact, so its `*(generator)` call is CL129
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/parts.py": "class Parts:\n    def __init__(self, *parts):\n        print(len(parts))\n        self.parts = parts\n",
+        "pkg/model.py": (
+            "import torch\nfrom torch import nn\nfrom .parts import Parts\n"
+            "class Net(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        held = Parts(*(x * i for i in range(3)))\n"
+            "        return held.parts[0]\n"
+        ),
+    })  # fmt: skip
+    found = _found(tmp_path)
+    assert ("pkg/parts.py", 3, "CL101") in found
+    assert ("pkg/model.py", 6, "CL129") in found
