@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from compilelint.analysis import objects
 from compilelint.analysis.kinds import Kind
@@ -107,9 +108,9 @@ _DESCRIPTIONS = {
 def _held(test: ast.expr, ctx: RuleContext) -> str | None:
     """What non-constant value ``test`` is, or None where it may be a constant, a tensor or unknown."""
     if isinstance(test, (ast.List, ast.Tuple, ast.Set)):
-        return _elements((e for e in test.elts), ctx)
+        return _elements(test.elts, ctx)
     if isinstance(test, ast.Dict):
-        return _elements((v for v in test.values), ctx)
+        return _elements(test.values, ctx)
     if not isinstance(test, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         return None
     vararg = _vararg(test, ctx)
@@ -132,9 +133,9 @@ def _is_object(value: ast.expr, ctx: RuleContext) -> bool:
     return ctx.evaluator is not None and _plain_objects(objects.of_value(ctx.evaluator, value), ctx)
 
 
-def _elements(elements: object, ctx: RuleContext) -> str | None:
+def _elements(elements: Iterable[ast.expr | None], ctx: RuleContext) -> str | None:
     found: str | None = None
-    for element in elements:  # type: ignore[attr-defined]
+    for element in elements:
         if element is None or isinstance(element, ast.Starred):
             return None
         kind = ctx.kind(element)
