@@ -6,6 +6,7 @@ import ast
 import functools
 import json
 from importlib import resources
+from typing import Any
 
 from compilelint.analysis.kinds import Kind
 from compilelint.context import RuleContext
@@ -18,16 +19,32 @@ UFUNC_METHODS = frozenset({"reduce", "accumulate", "reduceat", "outer", "at"})
 # torch 2.13 (variables/tensor.py: var_getattr, call_method)
 ARRAY_ATTRIBUTES = frozenset({"dtype", "flags", "base"})  # GB0157
 ARRAY_METHODS = frozenset({"tobytes", "tostring"})  # GB0158
+# what Dynamo reports at a call into a NumPy submodule torch._numpy does not mirror, measured
+# on torch 2.13 (numpy.polynomial's classes give GB0008, its functions GB0007)
+SUBMODULE_GB_IDS = {"polynomial": "GB0007", "ma": "GB0007", "emath": "GB0156", "lib": "GB0156"}
 NOT_ONLY_AN_ARRAY = Kind.TENSOR | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR
 
 
 @functools.cache
 def _table() -> tuple[frozenset[str], frozenset[str]]:
     """(functions torch._numpy lacks, numpy's ufuncs): computed from torch 2.13's
-    NumPy map, shipped as data because the static path never imports torch."""
+    NumPy map, shipped as data because the static path never imports torch. A function of
+    a mirrored submodule is "linalg.cross"."""
+    data = _data()
+    nested = {f"{module}.{name}" for module, names in data["submodule_functions"].items() for name in names}
+    return frozenset(data["functions"]) | frozenset(nested), frozenset(data["ufuncs"])
+
+
+@functools.cache
+def _untraced_submodules() -> frozenset[str]:
+    return frozenset(_data()["untraced_submodules"])
+
+
+@functools.cache
+def _data() -> dict[str, Any]:
     text = (resources.files("compilelint") / "data" / DATA).read_text(encoding="utf-8")
-    data = json.loads(text)
-    return frozenset(data["functions"]), frozenset(data["ufuncs"])
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 class NumpyFunctionNotTraced(Rule):
@@ -39,7 +56,12 @@ class NumpyFunctionNotTraced(Rule):
     `np.isin`, `np.nanmax`, `np.interp`, `np.digitize`, `np.partition` or
     `np.apply_along_axis`, and a method of a ufunc (`np.add.reduce`,
     `np.multiply.outer`, `np.maximum.accumulate`, ...). The list of functions is
-    torch 2.13's, over numpy 2.4's namespace (compilelint/data/numpy_untraced-*.json).
+    torch 2.13's, over numpy 2.4's namespace (compilelint/data/numpy_untraced-*.json),
+    with those of `numpy.linalg` and `numpy.fft` it lacks (`np.linalg.cross`,
+    `np.linalg.matrix_norm`; `numpy.random` is CL107's), and any call
+    into a submodule `torch._numpy` does not mirror: `numpy.polynomial`
+    (`np.polynomial.legendre.leggauss`, `Polynomial(...)`), `numpy.ma`, `numpy.emath`,
+    `numpy.lib`.
 
     ## Why is this bad?
     Dynamo runs NumPy code by mapping each function to its `torch._numpy` twin. For a
@@ -48,7 +70,12 @@ class NumpyFunctionNotTraced(Rule):
     `fullgraph=True` (an error there): `np.asanyarray(a)`, `np.nanmax([1.0, 2.0])` and
     `np.isin(a, b)` break the graph (GB0294, "attempted to trace numpy function
     unsupported by PyTorch"), and so does a ufunc method such as
-    `np.add.reduce([1, 2, 3])` (GB0290). pytorch-wavelets' `reflect` helper, reached
+    `np.add.reduce([1, 2, 3])` (GB0290). A call into a NumPy submodule `torch._numpy` does
+    not mirror is not traced either: `np.polynomial.legendre.leggauss(n)`, `hermval`,
+    `lagroots` and `chebval` break the graph as skipped functions (GB0007),
+    `np.polynomial.Polynomial(...)` as a skipped class (GB0008), `np.ma.masked_invalid`
+    (GB0007), `np.emath.sqrt` and `np.lib.stride_tricks.sliding_window_view` (GB0156), in
+    every mode; zuko's Gauss-Legendre quadrature breaks at `leggauss`. pytorch-wavelets' `reflect` helper, reached
     from every symmetric-padding DWT's forward, breaks this way at `np.asanyarray`.
     Dynamo traces an array as a tensor in `torch._numpy`'s clothes, and some of what an
     array has is not modelled: `arr.dtype`, `arr.flags` and `arr.base` break the graph in
@@ -84,7 +111,7 @@ class NumpyFunctionNotTraced(Rule):
     code = "CL127"
     name = "numpy-function-not-traced"
     message = "a NumPy function Dynamo cannot trace breaks the graph"
-    gb_ids = ("GB0294", "GB0290", "GB0157", "GB0158")
+    gb_ids = ("GB0294", "GB0290", "GB0157", "GB0158", "GB0007", "GB0008", "GB0156")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
     nodes = (ast.Call, ast.Attribute)
 
@@ -99,11 +126,20 @@ class NumpyFunctionNotTraced(Rule):
             return
         functions, ufuncs = _table()
         spelled = ast.unparse(node.func)
-        if len(parts) == 2 and parts[1] in functions:
+        if len(parts) in (2, 3) and ".".join(parts[1:]) in functions:
             ctx.report(
                 node,
                 f"`{spelled}` has no `torch._numpy` equivalent: Dynamo breaks the graph at the call (GB0294)",
                 gb_ids=("GB0294",),
+            )
+        elif len(parts) >= 3 and parts[1] in _untraced_submodules():
+            gb_id = "GB0008" if parts[1] == "polynomial" and parts[-1][:1].isupper() else SUBMODULE_GB_IDS[parts[1]]
+            ctx.report(
+                node,
+                f"`{spelled}`: `torch._numpy` has no `numpy.{parts[1]}`, so Dynamo does not trace the call and breaks "
+                f"the graph ({gb_id}); compute it once outside compiled code (in `__init__`, as a buffer) or with "
+                "torch ops",
+                gb_ids=(gb_id,),
             )
         elif len(parts) == 3 and parts[1] in ufuncs and parts[2] in UFUNC_METHODS:
             ctx.report(
