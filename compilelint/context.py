@@ -128,7 +128,15 @@ class RuleContext:
             classes, method = held
             return tuple(f"{name}.{method}" for name in classes)
         target = self.package_target(call)
+        if target is None and self.analysis is not None and id(call) in self.analysis.duck_methods:
+            return self.packages.duck_targets(self.analysis.duck_methods[id(call)], self.imported_packages()) if self.packages else ()
         return (target,) if target is not None else ()
+
+    def imported_packages(self) -> tuple[str, ...]:
+        """The top-level packages the file imports (absolute imports, anywhere in it)."""
+        assert self.evaluator is not None
+        names = (qualname.split(".", 1)[0] for _, qualname in self.evaluator.index.imports.items())
+        return tuple(sorted({name for name in names if name}))
 
     def package_target(self, call: ast.Call) -> str | None:
         """The dotted name of what ``call`` runs, when it is imported: ``odeint(...)``,

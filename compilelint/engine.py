@@ -7,10 +7,11 @@ import functools
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from compilelint.analysis import duck_calls
 from compilelint.analysis.breaking import always_breaking
 from compilelint.analysis.compile_modes import fullgraph_only
 from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
@@ -738,7 +739,7 @@ def collect_entries(
     call on ``self`` of a subclass (``receivers``) may lead back into the caller's file."""
     changed: set[str] = set()
     for result in results:
-        for call in result.calls:
+        for call in _with_duck_targets(result, modules, classes):
             located = modules.locate(classes.dispatched(call.target) if classes is not None else call.target)
             if located is None or (located[0] == result.path and not call.receivers):
                 continue
@@ -751,6 +752,23 @@ def collect_entries(
             elif entry.merge(call):
                 changed.add(path)
     return changed
+
+
+def _with_duck_targets(result: FileResult, modules: ModuleMap, classes: ClassTable | None) -> Iterator[ExternalCall]:
+    """The file's external calls, a call ``obj.name(...)`` on an object of no known class
+    (``"*.name"``, analysis.duck_calls) becoming one call per class of the caller's package
+    that defines ``name``, its own file's included."""
+    module = modules.by_path.get(result.path)
+    package = module.split(".", 1)[0] if module else None
+    for call in result.calls:
+        method = duck_calls.method_of(call.target)
+        if method is None:
+            yield call
+        elif classes is not None:
+            owners = duck_calls.capped(duck_calls.owners_within(((r.name, r.methods) for r in classes.by_name.values()), method, package))
+            for owner in owners:  # the caller's own classes it analysed in place
+                if module is None or owner.rpartition(".")[0] != module:
+                    yield replace(call, target=f"{owner}.{method}")
 
 
 def _chunks(files: list[Job], count: int) -> list[list[Job]]:

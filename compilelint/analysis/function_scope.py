@@ -11,7 +11,7 @@ import ast
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from compilelint.analysis import objects
+from compilelint.analysis import duck_calls, objects
 from compilelint.analysis.class_attributes import (
     attribute_class,
     attribute_kind,
@@ -127,11 +127,53 @@ class FunctionScope:
             return self._table_targets(call, evaluator)
         single = self._resolve_one(call, evaluator)
         if single is None:  # intervals[0]._increment_and_levy_area(): the one class defining it
-            return [Target(method, True) for method in private_method_owners(self.analysis.index, call.func, evaluator.kind)]
+            owned = [Target(method, True) for method in private_method_owners(self.analysis.index, call.func, evaluator.kind)]
+            index = self.analysis.index
+            built = self._module_instance(call.func, evaluator)
+            if not owned and built is not None:  # ALL_ATTENTION_FUNCTIONS.get_interface(...) of X = Interface()
+                if isinstance(built, str):
+                    self.external(call, evaluator, built)
+                    return []
+                defined = built.find_method(call.func.attr) if isinstance(call.func, ast.Attribute) else None
+                return [Target(defined, not defined.is_static)] if defined is not None else []
+            if not owned and isinstance(call.func, ast.Attribute) and duck_calls.is_duck_call(
+                call.func, evaluator.kind(call.func.value), self._plain_names(), self.state.self_name, index.text
+            ):  # self.transform.call_and_ladj(x): any class defining it, here or elsewhere (duck_calls)
+                self.analysis.duck_methods[id(call)] = call.func.attr
+                self.external(call, evaluator, duck_calls.target(call.func.attr))
+                return [Target(method, not method.is_static) for method in duck_calls.own_owners(self.analysis.index, call.func.attr)]
+            return owned
         targets = [Target(*single)]
         if single[0].owner is None and single[0].parent is None:
             targets += [Target(wrapper, False, gives_result=False) for wrapper in wrappers(index, single[0])]
         return targets
+
+    def _module_instance(self, func: ast.expr, evaluator: Evaluator) -> ClassInfo | str | None:
+        """``NAME.method`` where the file's top level says ``NAME = Class(...)``: the class of
+        this file, or the method's dotted name when the class is imported."""
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        if func.value.id in evaluator.locals or func.value.id in evaluator.env:
+            return None  # a local of the same name
+        index = self.analysis.index
+        value = index.assignments.get(func.value.id)
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return None
+        if isinstance(value.func, ast.Name) and value.func.id in index.classes:
+            return index.classes[value.func.id]
+        qualname = index.imports.qualname(value.func)
+        root = qualname.split(".", 1)[0] if qualname else ""
+        if qualname is None or not (root in index.imports or qualname.startswith(".")) or root == "torch":
+            return None
+        return f"{qualname}.{func.attr}"
+
+    def _plain_names(self) -> frozenset[str]:
+        """Names a receiver can be that are not objects: imports, classes, functions."""
+        analysis = self.analysis
+        if analysis.plain_names is None:
+            index = analysis.index
+            analysis.plain_names = frozenset({name for name, _ in index.imports.items()} | set(index.classes) | set(index.functions))
+        return analysis.plain_names
 
     def _resolve_through(self, synthetic: ast.Call, evaluator: Evaluator) -> list[Target]:
         return [Target(t.function, t.bound, t.arguments or synthetic, t.gives_result) for t in self.resolve(synthetic, evaluator)]

@@ -128,6 +128,10 @@ class RegionAnalysis:
         # id(FunctionInfo) of a function that runs in Python -> its bindings, which the
         # compiled functions it defines read (compilelint.analysis.closures)
         self.eager_scopes: dict[int, EagerScope] = {}
+        # id(call) -> the method of ``obj.name(...)`` on an object of no known class
+        # (compilelint.analysis.duck_calls): recorded as a call to "*.name"
+        self.duck_methods: dict[int, str] = {}
+        self.plain_names: frozenset[str] | None = None  # the file's imports, classes and functions, once
 
     def add_entry(self, entry: EntryPoint) -> None:
         """A function another file's compiled region calls, or another file compiles."""

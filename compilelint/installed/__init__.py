@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from compilelint.analysis import duck_calls
 from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, default_cache_dir
 from compilelint.cache import DEPENDENCY_KINDS
 from compilelint.installed.extensions import extension_module
 from compilelint.installed.locate import Locator, distribution_of, site_dirs
 from compilelint.project import absolute_target, module_name
-from compilelint.installed.summaries import InnerSite, PackageFollower, Summary, with_follow
+from compilelint.installed.package_facts import method_owners
+from compilelint.installed.summaries import MAX_FILES, InnerSite, PackageFollower, Summary, with_follow
 
 if TYPE_CHECKING:
     from compilelint.config import Settings
@@ -88,6 +90,18 @@ class PackageCalls:
         self.depends_on.update(summary.depends_on)
         sites = tuple(site for site in summary.sites if site.code in self.enabled or site.code in PACKAGE_CODES)
         return ReachedBreaks(summary, sites) if sites else None
+
+    def duck_targets(self, method: str, packages: Sequence[str]) -> tuple[str, ...]:
+        """``obj.method(...)`` on an object of no known class (analysis.duck_calls): the
+        methods ``method`` of the classes that define it in the installed ``packages``
+        (none when more than ``MAX_OWNERS`` do, across them)."""
+        owners: list[str] = []
+        for name in packages:
+            package = self.follower.locator.package(name)
+            if package is None or self._inside(package.root):
+                continue
+            owners.extend(method_owners(package.root, method, MAX_FILES))
+        return tuple(f"{owner}.{method}" for owner in duck_calls.capped(tuple(owners)))
 
     def returns_stop_value(self, target: str, positional: Sequence[Kind], keywords: Sequence[tuple[str, Kind]]) -> bool:
         """Whether the package function may return a ``StopIteration.value`` (Summary.stop_value)."""

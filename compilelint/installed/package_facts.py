@@ -4,6 +4,8 @@
   for ``rearrange``, ``reduce`` ...): Dynamo puts the call into the graph whole and never
   traces the body (measured on torch 2.13: an einops Mixer compiles as one graph), so
   nothing inside them is reached.
+- The classes that define a method of a given name (``method_owners``): a call on an object
+  of no known class may run any of them (analysis.duck_calls).
 - Diagnostics under a condition (``if verbose: logger.info(...)``, a ``warnings.warn``
   on a deprecated path, a ``print`` while probing backends): in a package these are
   almost never on the path a model runs, and a finding there would claim a break
@@ -17,6 +19,7 @@ import functools
 import os
 from collections.abc import Iterator
 
+from compilelint.analysis.duck_calls import MAX_OWNERS
 from compilelint.analysis.imports import ImportTable, dotted_name
 from compilelint.project import absolute_target, module_name
 
@@ -36,23 +39,60 @@ def package_files(root: str) -> Iterator[str]:
                 yield os.path.join(base, name)
 
 
-def registered_in_graph(root: str) -> list[str]:
-    """Dotted names of the functions the package passes to ``allow_in_graph``."""
-    found: list[str] = []
-    for path in package_files(root):
+def files_holding(root: str, needle: str) -> Iterator[tuple[str, str]]:
+    """(path, text) of the package's files whose text holds ``needle``, in path order."""
+    for path in sorted(package_files(root)):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
         except OSError:
             continue
-        if REGISTRATION not in text:
-            continue
+        if needle in text:
+            yield path, text
+
+
+def registered_in_graph(root: str) -> list[str]:
+    """Dotted names of the functions the package passes to ``allow_in_graph``."""
+    found: list[str] = []
+    for path, text in files_holding(root, REGISTRATION):
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
         found.extend(_registered(tree, path))
     return sorted(set(found))
+
+
+@functools.cache
+def file_count(root: str) -> int:
+    return sum(1 for _ in package_files(root))
+
+
+@functools.cache
+def method_owners(root: str, method: str, max_files: int) -> tuple[str, ...]:
+    """The top-level classes (dotted names) of the installed package at ``root`` that define
+    ``method`` in their own body, up to one past ``duck_calls.MAX_OWNERS``: only the files
+    whose text holds ``def method(`` are parsed (analysis.duck_calls). A package of more
+    than ``max_files`` files has none: a summary could not analyse what they lead to
+    (measured: sympy's methods, reached from torch_geometric's DimeNet, took a summary
+    past 18 GB)."""
+    if file_count(root) > max_files:
+        return ()
+    found: list[str] = []
+    for path, text in files_holding(root, f"def {method}("):
+        module = module_name(path)
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and module and any(
+                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == method for item in node.body
+            ):
+                found.append(f"{module}.{node.name}")
+        if len(found) > MAX_OWNERS:  # past the limit: no need to read on
+            break
+    return tuple(sorted(found))
 
 
 def _registered(tree: ast.Module, path: str) -> Iterator[str]:

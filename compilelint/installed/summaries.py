@@ -12,14 +12,15 @@ process and kept on disk (``cache.py``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from compilelint.analysis import duck_calls
 from compilelint.analysis.kinds import Kind
 from compilelint.installed.cache import SummaryStore, file_stamp
 from compilelint.installed.locate import Located, Locator, Package
-from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, registered_in_graph
+from compilelint.installed.package_facts import DIAGNOSTIC_CODES, conditional_lines, method_owners, registered_in_graph
 from compilelint.project import EntryPoint, ExternalCall, KnownReturn, module_name, record_attributes
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ class PackageFollower:
         touched: set[tuple[str, str]] = set()
         for result in results:
             mine: dict[tuple[str, str], list[ExternalCall]] = {}
-            for call in result.calls:
+            for call in _with_duck_targets(result.calls, package):
                 located = self.locator.locate(call.target)
                 if located is None or located.package != package or not located.name:
                     continue
@@ -207,6 +208,18 @@ class PackageFollower:
             entries.setdefault(path, {})[name] = rebuilt
             changed.add(path)
         return changed
+
+
+def _with_duck_targets(calls: Iterable[ExternalCall], package: Package) -> Iterator[ExternalCall]:
+    """The calls, ``obj.name(...)`` on an object of no known class (``"*.name"``,
+    analysis.duck_calls) becoming one call per class of the package that defines ``name``."""
+    for call in calls:
+        method = duck_calls.method_of(call.target)
+        if method is None:
+            yield call
+            continue
+        for owner in duck_calls.capped(method_owners(package.root, method, MAX_FILES)):
+            yield replace(call, target=f"{owner}.{method}")
 
 
 def _entry_from(name: str, by_caller: dict[str, list[ExternalCall]], start: EntryPoint | None) -> EntryPoint | None:
