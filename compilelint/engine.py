@@ -765,7 +765,7 @@ def _with_duck_targets(result: FileResult, modules: ModuleMap, classes: ClassTab
         if method is None:
             yield call
         elif classes is not None:
-            owners = duck_calls.capped(duck_calls.owners_within(((r.name, r.methods) for r in classes.by_name.values()), method, package))
+            owners = duck_calls.capped(duck_calls.owners_within(((name, (method,)) for name in classes.owners(method)), method, package))
             for owner in owners:  # the caller's own classes it analysed in place
                 if module is None or owner.rpartition(".")[0] != module:
                     yield replace(call, target=f"{owner}.{method}")

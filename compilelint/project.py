@@ -209,6 +209,16 @@ class ClassTable:
 
     def __init__(self, records: Iterable[ClassRecord]) -> None:
         self.by_name = {record.name: record for record in records}
+        self._owners: dict[str, list[str]] | None = None
+
+    def owners(self, method: str) -> list[str]:
+        """The classes that define ``method`` in their own body (one index for the run)."""
+        if self._owners is None:
+            self._owners = {}
+            for record in self.by_name.values():
+                for name in record.methods:
+                    self._owners.setdefault(name, []).append(record.name)
+        return self._owners.get(method, [])
 
     def mro(self, name: str) -> list[ClassRecord]:
         found: list[ClassRecord] = []

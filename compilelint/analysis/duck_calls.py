@@ -109,10 +109,20 @@ def is_duck_call(
     return not receiver_kind & ~(Kind.UNKNOWN | Kind.STATIC | Kind.MODULE) and receiver_kind != Kind.NONE
 
 
-@functools.lru_cache(maxsize=4096)
 def stored_as_attribute(text: str, name: str) -> bool:
     """Whether the source assigns ``<something>.name = ...`` (annotated or not)."""
-    return bool(text) and re.search(rf"\.{re.escape(name)}\s*(?::[^=\n]*)?=(?!=)", text) is not None
+    return name in _stored_attributes(text)
+
+
+# zero-width, so every ``.name`` is tried, also one inside another's annotation
+_ATTRIBUTE_STORE = re.compile(r"(?=\.([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=))")
+
+
+@functools.lru_cache(maxsize=8)
+def _stored_attributes(text: str) -> frozenset[str]:
+    """The names the source assigns as attributes, read once per file (a run analyses one
+    file at a time, so a few texts are kept, not every file's)."""
+    return frozenset(match.group(1) for match in _ATTRIBUTE_STORE.finditer(text))
 
 
 def owners_within(classes: Iterable[tuple[str, Iterable[str]]], method: str, package: str | None) -> tuple[str, ...]:
