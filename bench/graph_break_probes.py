@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import io
 import sys
 import typing
@@ -528,6 +529,38 @@ def _array_dtype(x: torch.Tensor) -> torch.Tensor:
 @probe("GB0158", "arr.tobytes() of an array a NumPy function returned")
 def _array_tobytes(x: torch.Tensor) -> torch.Tensor:
     return x * len(np.zeros(3).tobytes())
+
+
+class _Nodes(torch.autograd.Function):
+    @staticmethod
+    @functools.cache
+    def static_over_cache(n: int) -> torch.Tensor:
+        return torch.linspace(0, 1, n)
+
+    @functools.cache
+    @staticmethod
+    def cache_over_static(n: int) -> torch.Tensor:
+        return torch.linspace(0, 1, n)
+
+    @classmethod
+    @functools.lru_cache(maxsize=None)
+    def class_over_cache(cls, n: int) -> torch.Tensor:
+        return torch.linspace(0, 1, n)
+
+
+@probe("GB0007", "a @staticmethod over functools.cache on an autograd.Function, called")
+def _cached_static(x: torch.Tensor) -> torch.Tensor:
+    return x * _Nodes.static_over_cache(4)
+
+
+@probe("GB0140", "functools.cache over a @staticmethod on an autograd.Function, called")
+def _cache_over_static(x: torch.Tensor) -> torch.Tensor:
+    return x * _Nodes.cache_over_static(4)
+
+
+@probe("GB0177", "a @classmethod over functools.lru_cache on an autograd.Function, called")
+def _cached_class(x: torch.Tensor) -> torch.Tensor:
+    return x * _Nodes.class_over_cache(4)
 
 
 def reported(fn: Callable[..., Any], mode: str) -> str:
