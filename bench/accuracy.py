@@ -39,6 +39,7 @@ import argparse
 import collections
 import json
 import resource
+import shutil
 import tempfile
 import os
 import sys
@@ -101,10 +102,17 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def lint_packages(roots: dict[str, str]) -> tuple[list[tuple[str, Finding]], float]:
+def lint_packages(roots: dict[str, str], summaries: str = "") -> tuple[list[tuple[str, Finding]], float]:
+    """The package trees linted as their users' installs see them: calls into the other
+    packages of the same venv are followed (``package_paths``: the venv's site folder, not
+    this interpreter's), so ``pywt.dwt_coeff_len`` in pytorch_wavelets is a call into
+    compiled code and ``scipy.sparse.linalg.eigs`` in PyG is followed into scipy.
+    ``summaries``: a folder the package summaries are shared in across calls."""
     started = _cpu()
+    site_dirs = tuple(sorted({os.path.dirname(root) for root in roots.values()}))
     # the bench venvs lie in this checkout, ignored by its .gitignore: lint them anyway
-    results = lint_paths(sorted(roots.values()), Settings(respect_gitignore=False))
+    settings = Settings(respect_gitignore=False, package_paths=site_dirs, package_cache_dir=summaries)
+    results = lint_paths(sorted(roots.values()), settings)
     cpu = _cpu() - started
     found = []
     for result in results:
@@ -434,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no zoo results: run `bash bench/setup_env.sh && python bench/zoo/run_all.py` first")
         return 2
     lint_cache: dict[str, list[tuple[str, Finding]]] = {}
+    summaries = tempfile.mkdtemp(prefix="accuracy-summaries-")  # one run's package summaries, shared by its lints
     parts: dict[str, dict[str, Any]] = {}
     lint_cpu, torch_versions, reached_claims = 0.0, set(), 0
     missing: list[str] = []
@@ -447,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         findings: list[tuple[str, Finding]] = []
         for name, root in sorted(roots.items()):
             if root not in lint_cache:
-                lint_cache[root], cpu = lint_packages({name: root})
+                lint_cache[root], cpu = lint_packages({name: root}, summaries)
                 lint_cpu += cpu
             findings += lint_cache[root]
         with tempfile.TemporaryDirectory(prefix="accuracy-methods-") as folder:
@@ -471,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
             "jobs": (zoo.get("meta") or {}).get("jobs"),
             "cases": len(zoo["models"]),
         }
+    shutil.rmtree(summaries, ignore_errors=True)
     report = aggregate(parts)
     meta = {"torch": ", ".join(sorted(torch_versions)), "parts": [p.stem for p in zoos], "lint_cpu": lint_cpu,
             "case_code": not args.packages_only, "method_roots": not args.no_method_roots, "reached_claims": reached_claims,

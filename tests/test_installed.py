@@ -867,3 +867,40 @@ def test_site_folders_a_pth_file_puts_on_the_path_are_searched(tmp_path: Path, m
         assert os.path.realpath(folder) in site_dirs()
     finally:
         site_dirs.cache_clear()
+
+
+LINALG_PACKAGE = {  # scipy.linalg's shape: an __init__ star-importing compiled and Python modules
+    "linal-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: linal\nVersion: 1.0\n",
+    "linal/__init__.py": "from ._fast import *\nfrom ._flapack import *\nfrom ._basic import *\n",
+    "linal/_fast.cpython-311-x86_64-linux-gnu.so": "",
+    "linal/_flapack.abi3.so": "",
+    "linal/_basic.py": "import torch\ndef eig(x):\n    if (x < 0).any():\n        return -x\n    return x\n",
+}
+
+
+def test_a_name_star_imported_past_compiled_extensions_is_found_in_python(tmp_path: Path) -> None:
+    _write(tmp_path / "site", LINALG_PACKAGE)
+    locator = Locator((str(tmp_path / "site"),))
+    # a compiled module holds no source and is no name of the package's __init__.py
+    assert locator.locate("linal._fast.eig") is None
+    assert locator.locate("linal._flapack.eig") is None
+    user = "import torch\nimport linal\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return linal.eig(x)\n"
+    result = lint_source(user, "model.py", _settings(tmp_path / "site"))
+    assert [(f.line, f.code) for f in result.findings] == [(5, "CL150")]
+    assert sorted(os.path.basename(p) for p in result.findings[0].reaches) == ["__init__.py", "_basic.py"]
+    assert [(s.path, s.line) for s in result.findings[0].reached_sites] == [("linal/_basic.py", 3)]
+
+
+def test_a_summary_stops_at_its_line_budget_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compilelint.installed import summaries
+
+    files = {
+        "norms/core.py": "import torch\nfrom .deep import deeper\ndef run(x):\n    if x.sum() > 0:\n        x = -x\n    return deeper(x)\n",
+        "norms/deep.py": "import torch\ndef deeper(x):\n    return x.tolist()\n",
+    }
+    assert _norms_reached(tmp_path / "all", files) == [("norms/core.py", 4, "CL103"), ("norms/deep.py", 3, "CL105")]
+    # __init__.py (2 lines) and core.py (7) fit; deep.py (4), analysed in a later round, does not
+    monkeypatch.setattr(summaries, "MAX_LINES", 10)
+    assert _norms_reached(tmp_path / "cut", files) == [("norms/core.py", 4, "CL103")]
+    [finding] = lint_source(NORMS_USER, "model.py", _settings(tmp_path / "cut" / "site")).findings
+    assert "than one summary follows: there may be more" in finding.message

@@ -65,7 +65,8 @@ def merge_reached(answers: Sequence[ReachedBreaks | None]) -> ReachedBreaks | No
     sites = {(s.path, s.line, s.code): s for answer in found for s in answer.sites}
     files = sorted({f for answer in found for f in answer.summary.files})
     depends = sorted({d for answer in found for d in answer.summary.depends_on})
-    summary = replace(first.summary, files=tuple(files), depends_on=tuple(depends))
+    truncated = any(answer.summary.truncated for answer in found)
+    summary = replace(first.summary, files=tuple(files), depends_on=tuple(depends), truncated=truncated)
     return ReachedBreaks(summary, tuple(sites[key] for key in sorted(sites)))
 
 

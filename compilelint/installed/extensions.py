@@ -14,15 +14,12 @@ from __future__ import annotations
 import ast
 import functools
 import os
-import re
 import sys
 from dataclasses import dataclass
 
-from compilelint.installed.locate import NOT_FOLLOWED, Locator
+from compilelint.installed.locate import NOT_FOLLOWED, Locator, extension_stems
 
 MAX_HOPS = 8  # re-exports followed from one module to the next
-# _pywt.cpython-311-x86_64-linux-gnu.so, _cext.abi3.so, _speedups.so, _core.cp311-win_amd64.pyd
-EXTENSION_FILE = re.compile(r"^(?P<stem>[A-Za-z_]\w*)(\.[\w-]+)?\.(so|pyd)$")
 
 
 @dataclass(frozen=True)
@@ -41,15 +38,6 @@ class _Bindings:
     names: dict[str, str | None]
     stars: tuple[str, ...]
     exported: frozenset[str] | None
-
-
-@functools.lru_cache(maxsize=1024)
-def _extension_stems(folder: str) -> frozenset[str]:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return frozenset()
-    return frozenset(m.group("stem") for m in map(EXTENSION_FILE.match, names) if m)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -86,7 +74,7 @@ def _find_module(locator: Locator, dotted: str) -> _Module | None:
         last = index == len(parts)
         if os.path.isfile(os.path.join(sub, "__init__.py")):
             folder = sub
-        elif part in _extension_stems(folder):
+        elif part in extension_stems(folder):
             return _Module(dotted, "") if last else None
         elif os.path.isfile(sub + ".py"):
             return _Module(dotted, sub + ".py") if last else None
@@ -102,7 +90,7 @@ def _top_level_extension(locator: Locator, name: str) -> _Module | None:
     """A distribution that installs one extension module and no package (``ujson``)."""
     if name in NOT_FOLLOWED or name in sys.stdlib_module_names:
         return None
-    return _Module(name, "") if any(name in _extension_stems(folder) for folder in locator.dirs) else None
+    return _Module(name, "") if any(name in extension_stems(folder) for folder in locator.dirs) else None
 
 
 def _reexported(locator: Locator, module: _Module, rest: list[str], hops: int) -> str | None:

@@ -25,6 +25,8 @@ from importlib.machinery import PathFinder
 # Never followed: the rules know torch's API, and Dynamo handles the standard library
 # through its own tables (skipfiles, polyfills), not by tracing its source.
 NOT_FOLLOWED = frozenset({"torch", "torchgen", "functorch", "triton", "numpy", "typing_extensions"})
+# _pywt.cpython-311-x86_64-linux-gnu.so, _cext.abi3.so, _speedups.so, _core.cp311-win_amd64.pyd
+EXTENSION_FILE = re.compile(r"^(?P<stem>[A-Za-z_]\w*)(\.[\w-]+)?\.(so|pyd)$")
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,12 @@ class Locator:
             if os.path.isfile(os.path.join(sub, "__init__.py")):
                 folder = sub
                 files.append(os.path.join(sub, "__init__.py"))
+            elif part in extension_stems(folder):
+                # compiled code (Python imports it before a .py of the same name): no source
+                # to follow, and not a name of the folder's __init__.py either; taking it for
+                # one sent star-imported names round scipy.linalg's __init__ as
+                # ``_fblas._flapack._fblas.eig``, a new target each round
+                return None
             elif os.path.isfile(sub + ".py"):
                 files.append(sub + ".py")
                 break
@@ -177,6 +185,16 @@ class Locator:
         if not os.path.isfile(files[depth - 1]):
             return None
         return Located(package, ".".join(parts[:depth]), files[depth - 1], ".".join(parts[depth:]))
+
+
+@functools.lru_cache(maxsize=1024)
+def extension_stems(folder: str) -> frozenset[str]:
+    """The names of the compiled extension modules in a folder."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return frozenset()
+    return frozenset(m.group("stem") for m in map(EXTENSION_FILE.match, names) if m)
 
 
 def _normalise(name: str) -> str:

@@ -20,6 +20,8 @@ def reached_message(called: str, reached: ReachedBreaks) -> str:
     more = f" and {len(sites) - SHOWN_SITES} more" if len(sites) > SHOWN_SITES else ""
     chain = sites[0].chain
     via = f" (via {' -> '.join(chain)})" if len(chain) > 1 else ""
+    if reached.summary.truncated:  # the summary stopped at its line budget (summaries.MAX_LINES)
+        more += f" (the call runs into more of {reached.summary.package.name} than one summary follows: there may be more)"
     return (
         f"`{called}()` breaks the graph inside {reached.summary.package.label}{via}: {'; '.join(shown)}{more}; "
         "keep this call outside the compiled region, or compile only the code around it"

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 MAX_ROUNDS = 16  # cross-file rounds inside one package (an inherited method costs a round per class)
 MAX_FILES = 60  # files of a package one summary may analyse
+# Source lines one summary may analyse, all rounds together: a call that fans out into a
+# large library (scipy.sparse.linalg.eigs reaches 55 files of scipy.linalg, re-analysed
+# round after round as kinds settle) stops there instead of running for minutes. The sites
+# found by then are kept, and the summary says it stopped (``Summary.truncated``).
+MAX_LINES = 250_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class Summary:
     files: tuple[str, ...] = ()  # the package files the call runs into (absolute)
     # the function may return a ``StopIteration.value`` it read (KnownReturn.stop_value)
     stop_value: bool = False
+    truncated: bool = False  # stopped at MAX_LINES: later rounds might have found more
 
 
 def summary_key(name: str, positional: Sequence[Kind], keywords: Iterable[tuple[str, Kind]], root: bool) -> str:
@@ -127,12 +133,15 @@ class PackageFollower:
         returns: dict[str, KnownReturn] = {}  # what the functions analysed so far return
         attributes: dict[tuple[str, str], tuple[str, ...]] = {}  # what instances attributes hold
         pending = {located.path} if (located.path, located.name) not in opaque else set()
+        budget = _LineBudget(MAX_LINES)
         for _ in range(MAX_ROUNDS):
-            if not pending:
+            analysed = budget.take(sorted(pending))
+            if not analysed:
                 break
-            for path in sorted(pending):
+            for path in analysed:
                 results[path] = lint_file(path, self.settings, tuple(entries[path].values()), module_name(path),
                                           roots=False, known_returns=returns, known_attributes=attributes)  # fmt: skip
+            pending = set(analysed)
             changed = _new_returns([results[p] for p in pending], returns)
             stored = record_attributes((fact for p in pending for fact in results[p].attributes), attributes)
             pending = self._new_entries([results[p] for p in pending], package, entries, opaque, contributions,
@@ -149,10 +158,12 @@ class PackageFollower:
             depends.update(result.depends_on)
         known = returns.get(f"{located.module}.{located.name}")
         stop_value = known is not None and known.stop_value
-        summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)), stop_value)
+        summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)), stop_value,
+                          budget.exceeded)  # fmt: skip
         entry = {
             "sites": [s.to_json() for s in sites],
             "stop_value": stop_value,
+            "truncated": budget.exceeded,
             "depends_on": summary.depends_on,
             "files": {path: file_stamp(path) for path in results},
         }
@@ -208,6 +219,38 @@ class PackageFollower:
             entries.setdefault(path, {})[name] = rebuilt
             changed.add(path)
         return changed
+
+
+class _LineBudget:
+    """The source lines a summary has analysed, counted each time a file is analysed."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.spent = 0
+        self.exceeded = False
+        self._lines: dict[str, int] = {}
+
+    def take(self, paths: Iterable[str]) -> list[str]:
+        """The paths, in order, that the budget still allows, spending their lines (the
+        first file of a summary is always analysed)."""
+        taken = []
+        for path in paths:
+            lines = self.lines(path)
+            if self.spent and self.spent + lines > self.limit:
+                self.exceeded = True
+                continue
+            self.spent += lines
+            taken.append(path)
+        return taken
+
+    def lines(self, path: str) -> int:
+        if path not in self._lines:
+            try:
+                with open(path, "rb") as handle:
+                    self._lines[path] = handle.read().count(b"\n") + 1
+            except OSError:
+                self._lines[path] = 1
+        return self._lines[path]
 
 
 def _with_duck_targets(calls: Iterable[ExternalCall], package: Package) -> Iterator[ExternalCall]:
@@ -283,7 +326,8 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
 
 def _from_entry(target: str, package: Package, entry: Any) -> Summary:
     sites = tuple(InnerSite.from_json(site) for site in entry["sites"])
-    return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])), bool(entry.get("stop_value", False)))
+    return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])),
+                   bool(entry.get("stop_value", False)), bool(entry.get("truncated", False)))  # fmt: skip
 
 
 def with_follow(settings: Settings) -> Settings:
