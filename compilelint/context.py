@@ -38,6 +38,7 @@ class RawFinding:
     claim: str = ""
     reaches: tuple[str, ...] = ()
     reached_sites: tuple[ReachedSite, ...] = ()
+    entry_conditions: tuple[str, ...] = ()  # Finding.entry_conditions
 
 
 @dataclass

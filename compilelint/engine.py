@@ -412,7 +412,19 @@ def _analyse(
         returns_out.update(_entry_returns(analysis, raw, known_returns or {}, caller))
     own_frames = constructor_calls(raw, analysis, ignored=OWN_FRAME_CODES)  # before the probes go
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
-    return raw, dispatcher.failures, [*analysis.external_calls(), *own_frames]
+    return _with_entry_conditions(raw, analysis), dispatcher.failures, [*analysis.external_calls(), *own_frames]
+
+
+def _with_entry_conditions(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
+    """Each finding with the tests every way into its function shares (derived findings
+    too, which rules build without a context)."""
+    held = {state.info.qualname: state.entry_conditions for state in analysis.regions() if state.entry_conditions}
+    if not held:
+        return raw
+    return [
+        replace(r, entry_conditions=tuple(c.source() for c in held[r.region[-1]])) if r.region and r.region[-1] in held else r
+        for r in raw
+    ]
 
 
 def _imported_names(index: ModuleIndex, caller: _CallerModule) -> dict[str, tuple[str, bool]]:
@@ -486,6 +498,7 @@ def _finalise(raw: RawFinding, path: str, lines: LineIndex) -> Finding:
         claim=raw.claim or raw.code,
         reaches=raw.reaches,
         reached_sites=raw.reached_sites,
+        entry_conditions=raw.entry_conditions,
     )
 
 

@@ -98,6 +98,10 @@ class Finding:
     reaches: tuple[str, ...] = ()
     # Every site inside those packages the call reaches (the message shows the first few).
     reached_sites: tuple[ReachedSite, ...] = ()
+    # The Python tests every way into the finding's function shares (analysis.call_conditions:
+    # `if exists(config): return self.make(config)` reaches `make` only when it holds); a
+    # package site under them is conditional for the call that reaches it.
+    entry_conditions: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

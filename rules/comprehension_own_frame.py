@@ -38,7 +38,9 @@ class ComprehensionOwnFrame(Rule):
     ## What it does
     Flags a list, set or dict comprehension that reads `torch` (or closes over a tensor or
     module) and iterates a list, dict, set, string, `zip`/`enumerate`/`map`, a module
-    container or `.parameters()`, when Python runs it as a frame of its own: in code after
+    container or `.parameters()` (bound in the function, once at the file's top level,
+    as `**kwargs`, or by a parameter annotated `list[...]`/`dict[...]`/`set[...]`), when
+    Python runs it as a frame of its own: in code after
     a graph break in a loop, a `try` body or a `with` block of your own context manager in
     the same function; in a frame Dynamo skips because nothing in it, or in its rest after
     its last graph break, lands in the graph; in a function such code calls; or, for
@@ -97,7 +99,7 @@ class ComprehensionOwnFrame(Rule):
             _note_operation(node, ctx)
         if not isinstance(node, COMPREHENSIONS):
             return
-        what = iterates(node.generators[0].iter, ctx.function, ctx.qualname)
+        what = iterates(node.generators[0].iter, ctx.function, ctx.qualname, module=ctx.index)
         if what is None or not _touches_tensors(node, ctx):
             return
         _CANDIDATES.setdefault(ctx.analysis, []).append(_Candidate(node, ctx.statement, ctx.region, what))
@@ -149,6 +151,8 @@ class ComprehensionOwnFrame(Rule):
 
 def _note_operation(node: ast.AST, ctx: RuleContext) -> None:
     assert ctx.function is not None and ctx.analysis is not None
+    if isinstance(node, (ast.For, ast.comprehension)) and _is_kwargs(node.iter, ctx.function.node):
+        return  # a dict: its keys are strings, stepping them records nothing
     callee = ctx.callee(node) if isinstance(node, ast.Call) else None
     verdict = records(node, ctx.kind, ctx.builtin, ctx.qualname, callee.qualname if callee else None, ctx.parent(node))
     if verdict is False:
@@ -161,6 +165,11 @@ def _note_operation(node: ast.AST, ctx: RuleContext) -> None:
             found.several.append(placed)
     else:
         found.calls.append((placed, str(verdict)))
+
+
+def _is_kwargs(node: ast.expr, function: ast.AST) -> bool:
+    kwarg = function.args.kwarg if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    return kwarg is not None and isinstance(node, ast.Name) and node.id == kwarg.arg
 
 
 def _touches_tensors(node: ast.expr, ctx: RuleContext) -> bool:

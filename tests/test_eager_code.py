@@ -99,6 +99,59 @@ def test_iterates(expression: str, expected: Iterates | None) -> None:
     assert iterates(returned.value.generators[0].iter, forward, index.qualname) == expected
 
 
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("NAMES", Iterates.LIST),
+        ("TABLE", Iterates.OTHER),
+        ("PAIRS", None),
+        ("TWICE", None),  # bound twice at the top level: which one is not known
+        ("COUNTER", None),  # rebound by a function's `global` statement
+        ("LOOPED", None),  # bound by a top-level `for`
+        ("kwargs", Iterates.OTHER),
+        ("args", None),
+        ("listed", Iterates.LIST),
+        ("mapped", Iterates.OTHER),
+        ("typed", Iterates.LIST),
+        ("tupled", None),
+        ("optional", None),  # Optional[list]: may be None, or whatever it wraps
+    ],
+)
+def test_iterates_names_bound_outside_the_function(expression: str, expected: Iterates | None) -> None:
+    source = HEADER + textwrap.dedent(f"""\
+        import typing
+        from typing import Optional
+
+        NAMES = ["a", "b"]
+        TABLE = {{"a": 1}}
+        PAIRS = ("a", "b")
+        TWICE = ["a"]
+        TWICE = ("a",)
+        COUNTER = [0]
+        for LOOPED in ([1], [2]):
+            pass
+
+
+        def bump():
+            global COUNTER
+            COUNTER = (1,)
+
+
+        class Net(nn.Module):
+            def forward(self, x, *args, listed: list[str], mapped: typing.Dict[str, int], typed: typing.List[int],
+                        tupled: tuple[int, ...], optional: Optional[list[int]] = None, **kwargs):
+                return [t for t in {expression}]
+        """)
+    index = build_index(ast.parse(source), find_compile_calls=False)
+    forward = index.classes["Net"].methods["forward"]
+    returned = forward.node.body[-1]
+    assert isinstance(returned, ast.Return) and isinstance(returned.value, ast.ListComp)
+    assert iterates(returned.value.generators[0].iter, forward, index.qualname, module=index) == expected
+    assert expected is None or expression not in {"NAMES", "TABLE"} or iterates(
+        returned.value.generators[0].iter, forward, index.qualname
+    ) is None  # without the file's index, a top-level name is not known
+
+
 def _codes(body: str) -> list[tuple[int, str]]:
     source = HEADER + textwrap.dedent(body)
     offset = HEADER.count("\n")

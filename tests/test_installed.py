@@ -904,3 +904,55 @@ def test_a_summary_stops_at_its_line_budget_and_says_so(tmp_path: Path, monkeypa
     assert _norms_reached(tmp_path / "cut", files) == [("norms/core.py", 4, "CL103")]
     [finding] = lint_source(NORMS_USER, "model.py", _settings(tmp_path / "cut" / "site")).findings
     assert "than one summary follows: there may be more" in finding.message
+
+
+SELECTOR_PACKAGE = {
+    "selectors_pkg-0.2.dist-info/METADATA": "Metadata-Version: 2.1\nName: selectors-pkg\nVersion: 0.2\n",
+    "selectors_pkg/__init__.py": (
+        "import torch\nfrom torch import nn\n"
+        "def exists(v):\n    return v is not None\n"
+        "class Selector(nn.Module):\n"
+        "    def __init__(self, indices):\n"
+        "        super().__init__()\n"
+        "        indices = torch.tensor(indices)\n"
+        "        assert indices.unique().numel() == indices.numel()\n"
+        "        self.indices = indices\n"
+        "class Embed(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.selector = Selector([0, 1])\n"
+        "    def get_selector(self, config=None):\n"
+        "        if exists(config):\n"
+        "            return self.build(config)\n"
+        "        return self.selector\n"
+        "    def build(self, config):\n"
+        "        return Selector(config)\n"
+        "    def forward(self, x, config=None):\n"
+        "        selector = self.get_selector(config)\n"
+        "        return x[..., selector.indices]\n"
+        "    def loud(self, x):\n"
+        "        print(x)\n"
+        "        return self.forward(x)\n"
+    ),
+}
+
+
+def test_sites_behind_a_test_on_the_way_in_make_the_call_site_claim_conditional(tmp_path: Path) -> None:
+    # discrete-continuous-embed-readout 0.2.12: Embed.forward builds a new selector only
+    # `if exists(selector_config):`; tab_transformer's FTTransformer passes none, and
+    # Dynamo (torch 2.13) traced the call without a break, where CL150 had claimed one
+    _write(tmp_path / "site", SELECTOR_PACKAGE)
+    user = (
+        "import torch\nfrom selectors_pkg import Embed\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.embed = Embed()\n"
+        "    def forward(self, x):\n        return self.embed(x)\n"
+    )
+    [finding] = lint_source(user, "model.py", _settings(tmp_path / "site")).findings
+    assert finding.code == "CL150" and {s.line for s in finding.reached_sites} == {7, 9}
+    assert all(site.conditional for site in finding.reached_sites)
+    assert finding.only_when and "each site is reached only under conditions inside selectors_pkg" in finding.message
+    # a site on every way in keeps the claim sure, though others are conditional
+    always = user.replace("self.embed(x)", "self.embed.loud(x)")
+    [finding] = lint_source(always, "model.py", _settings(tmp_path / "site")).findings
+    assert finding.only_when == ()

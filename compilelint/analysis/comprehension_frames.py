@@ -17,6 +17,9 @@ iterable below, in a comprehension that names ``torch`` or closes over a tensor:
   dicts and their views, sets, ``zip``/``enumerate``/``map``/``filter``, module containers
   and ``.parameters()``-style generators; none for tuples, ``range``, tensors, ``x.shape``
   and list displays in the ``for`` (CPython turns ``[a, b]`` there into a tuple);
+  the same for a list or dict bound once at the file's top level, for ``**kwargs`` (a
+  dict) and a parameter annotated ``list[str]``; none for a top-level tuple, ``*args``
+  or a parameter annotated ``tuple[str, ...]``;
 - when the comprehension itself breaks in a traced frame, Dynamo calls it with an
   iterator it rebuilt: lists and strings come back as tuples (no GB4347), the rest as
   above (GB4347, and GB0092 "Reconstruction failure" for dicts, sets and ``ModuleList``);
@@ -31,7 +34,7 @@ from collections.abc import Callable
 
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo
+from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 QualnameOf = Callable[[ast.expr], "str | None"]
@@ -59,9 +62,12 @@ TORCH_MODULES = frozenset(
 )  # fmt: skip
 
 
-def iterates(node: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth: int = 0) -> Iterates | None:
+def iterates(
+    node: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth: int = 0, module: ModuleIndex | None = None
+) -> Iterates | None:
     """What iterating ``node`` (a comprehension's first iterable) hands the comprehension,
-    when the source says; None for tuples, ranges, tensors and whatever is not known."""
+    when the source says; None for tuples, ranges, tensors and whatever is not known.
+    ``module``: the file's index, for names bound at its top level (``KEYS = [...]``)."""
     if isinstance(node, (ast.Dict, ast.DictComp, ast.Set, ast.SetComp)):
         return Iterates.OTHER
     if isinstance(node, ast.ListComp) or (isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts)):
@@ -70,6 +76,11 @@ def iterates(node: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth
         return Iterates.LIST
     if isinstance(node, ast.Call):
         return _call_iterates(node, function, qualname, depth)
+    if isinstance(node, ast.Name) and node.id in parameter_names(function.node):
+        return _parameter_iterates(function.node, node.id)
+    if depth < 2 and isinstance(node, ast.Name) and module is not None and node.id not in local_names(function.node):
+        value = _module_value(module, node.id)
+        return _stored_iterates(value, function, qualname, depth + 1) if value is not None else None
     if depth < 2 and isinstance(node, ast.Name):
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in assigned_values(function.node, node.id)])
     if depth < 2 and isinstance(node, ast.Attribute) and _is_self(node.value, function) and function.owner is not None:
@@ -93,6 +104,45 @@ def _call_iterates(node: ast.Call, function: FunctionInfo, qualname: QualnameOf,
         if func.attr in MODULE_GENERATORS and _is_self(func.value, function) and function.owner and function.owner.is_module:
             return Iterates.OTHER
     return None
+
+
+# Parameter annotations that say which built-in container arrives (``typing`` and the
+# built-in spelling); ``Sequence``, ``Iterable`` and ``Mapping`` may be a tuple or anything.
+_LIST_ANNOTATIONS = frozenset({"list", "List"})
+_OTHER_ANNOTATIONS = frozenset({"dict", "Dict", "set", "Set", "frozenset", "FrozenSet", "OrderedDict"})
+
+
+def _parameter_iterates(function: ast.AST, name: str) -> Iterates | None:
+    """``**kwargs`` is a dict and ``*args`` a tuple whatever the caller passes; a parameter
+    annotated ``list[...]`` or ``dict[...]`` is taken at its word."""
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return None
+    if args.kwarg is not None and args.kwarg.arg == name:
+        return Iterates.OTHER
+    if args.vararg is not None and args.vararg.arg == name:
+        return None
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == name and arg.annotation is not None:
+            annotation = arg.annotation.value if isinstance(arg.annotation, ast.Subscript) else arg.annotation
+            spelled = annotation.attr if isinstance(annotation, ast.Attribute) else getattr(annotation, "id", None)
+            if spelled in _LIST_ANNOTATIONS:
+                return Iterates.LIST
+            if spelled in _OTHER_ANNOTATIONS:
+                return Iterates.OTHER
+    return None
+
+
+def _module_value(module: ModuleIndex, name: str) -> ast.expr | None:
+    """The value of ``name = value`` at the file's top level when that is its only binding
+    there and no function rebinds it (``global name``)."""
+    value = module.assignments.get(name)
+    if value is None or module.top_level_stores[name] != 1 or name in module.top_level_imports:
+        return None
+    if name in module.functions or name in module.classes:
+        return None
+    every = [*module.functions.values(), *(m for cls in module.all_classes for m in cls.methods.values())]
+    return None if any(name in f.declared_globals for f in every) else value
 
 
 def _stored_iterates(value: ast.expr, function: FunctionInfo, qualname: QualnameOf, depth: int) -> Iterates | None:

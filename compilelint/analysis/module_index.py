@@ -177,6 +177,7 @@ class ModuleIndex:
     assignments: dict[str, ast.expr] = field(default_factory=dict)  # NAME = value at top level
     top_level_imports: set[str] = field(default_factory=set)  # names module-level imports bind
     table_stores: dict[str, list[ast.expr]] = field(default_factory=dict)  # NAME[key] = value at top level
+    top_level_stores: Counter[str] = field(default_factory=Counter)  # how often top-level statements bind NAME
     text: str = ""
     all_classes: list[ClassInfo] = field(default_factory=list)  # every class statement, in order
     _calls_in_classes: Counter[str] | None = None
@@ -271,10 +272,14 @@ def build_index(
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 module_names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                index.top_level_stores.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
                 if isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign) and stmt.value:
                     index.assignments[target.id] = stmt.value
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and stmt.value:
                     index.table_stores.setdefault(target.value.id, []).append(stmt.value)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With)):
+            bound = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [i.optional_vars for i in stmt.items if i.optional_vars]
+            index.top_level_stores.update(n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name))
     for name, qualname in (reexports or {}).items():
         imports.rebind(name, qualname)
     _add_function_local_classes(tree, index)

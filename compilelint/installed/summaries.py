@@ -49,7 +49,9 @@ class InnerSite:
     chain: tuple[str, ...]  # functions from the called one to the one holding the site
     end_line: int = 0  # the statement's last line (0: the site's line)
     start_line: int = 0  # the statement's first line (0: the site's line)
-    conditional: bool = False  # runs only when Python conditions hold (Finding.only_when)
+    # runs only when Python conditions hold: around it (Finding.only_when) or on the way
+    # into its function from the called one (Finding.entry_conditions)
+    conditional: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "code": self.code, "gb_ids": list(self.gb_ids),
@@ -320,7 +322,7 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
         finding.region,
         max(finding.statement_lines[1], finding.line),
         min(finding.statement_lines[0] or finding.line, finding.line),
-        bool(finding.only_when),
+        bool(finding.only_when or finding.entry_conditions),
     )
 
 
