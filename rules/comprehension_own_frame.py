@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compilelint.analysis.comprehension_frames import COMPREHENSIONS, Iterates, free_names, holds_tensors, is_torch_module, iterates, local_names
+from compilelint.analysis.comprehension_frames import COMPREHENSIONS, Iterates, free_names, holds_tensors, is_kwargs, is_torch_module, iterates, local_names
 from compilelint.analysis.eager_code import break_points, happens_with_its_block, inside
 from compilelint.analysis.python_frames import NO_OPS, python_runs
 from compilelint.analysis.traced_ops import OP_NODES, SEVERAL, FunctionOps, records
@@ -151,7 +151,7 @@ class ComprehensionOwnFrame(Rule):
 
 def _note_operation(node: ast.AST, ctx: RuleContext) -> None:
     assert ctx.function is not None and ctx.analysis is not None
-    if isinstance(node, (ast.For, ast.comprehension)) and _is_kwargs(node.iter, ctx.function.node):
+    if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Name) and is_kwargs(ctx.function.node, node.iter.id):
         return  # a dict: its keys are strings, stepping them records nothing
     callee = ctx.callee(node) if isinstance(node, ast.Call) else None
     verdict = records(node, ctx.kind, ctx.builtin, ctx.qualname, callee.qualname if callee else None, ctx.parent(node))
@@ -165,11 +165,6 @@ def _note_operation(node: ast.AST, ctx: RuleContext) -> None:
             found.several.append(placed)
     else:
         found.calls.append((placed, str(verdict)))
-
-
-def _is_kwargs(node: ast.expr, function: ast.AST) -> bool:
-    kwarg = function.args.kwarg if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    return kwarg is not None and isinstance(node, ast.Name) and node.id == kwarg.arg
 
 
 def _touches_tensors(node: ast.expr, ctx: RuleContext) -> bool:

@@ -115,11 +115,11 @@ _OTHER_ANNOTATIONS = frozenset({"dict", "Dict", "set", "Set", "frozenset", "Froz
 def _parameter_iterates(function: ast.AST, name: str) -> Iterates | None:
     """``**kwargs`` is a dict and ``*args`` a tuple whatever the caller passes; a parameter
     annotated ``list[...]`` or ``dict[...]`` is taken at its word."""
+    if is_kwargs(function, name):
+        return Iterates.OTHER
     args = getattr(function, "args", None)
     if not isinstance(args, ast.arguments):
         return None
-    if args.kwarg is not None and args.kwarg.arg == name:
-        return Iterates.OTHER
     if args.vararg is not None and args.vararg.arg == name:
         return None
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
@@ -131,6 +131,12 @@ def _parameter_iterates(function: ast.AST, name: str) -> Iterates | None:
             if spelled in _OTHER_ANNOTATIONS:
                 return Iterates.OTHER
     return None
+
+
+def is_kwargs(function: ast.AST, name: str) -> bool:
+    """Whether ``name`` is ``function``'s ``**kwargs`` parameter."""
+    args = getattr(function, "args", None)
+    return isinstance(args, ast.arguments) and args.kwarg is not None and args.kwarg.arg == name
 
 
 def _module_value(module: ModuleIndex, name: str) -> ast.expr | None:

@@ -271,8 +271,9 @@ def build_index(
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
-                module_names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-                index.top_level_stores.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                module_names.update(names)
+                index.top_level_stores.update(names)
                 if isinstance(target, ast.Name) and not isinstance(stmt, ast.AugAssign) and stmt.value:
                     index.assignments[target.id] = stmt.value
                 elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and stmt.value:
