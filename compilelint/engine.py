@@ -434,12 +434,19 @@ def _imported_names(index: ModuleIndex, caller: _CallerModule) -> dict[str, tupl
     are worth analysing the file again for once a re-export says what they are."""
     found: dict[str, tuple[str, bool]] = {}
     rebound = index.assignments.keys() | index.functions.keys() | index.classes.keys()
+    # One scan of the text, not one per name: a package's __init__.py imports thousands
+    # of names (transformers 4.46: 10k searches of a 300 kB text took 116 CPU-s).
+    used = {m.group(1) for m in _CALLED_OR_DOTTED.finditer(index.text)}
     for name in index.top_level_imports - rebound:
         qualname = index.imports.get(name)
         absolute = absolute_target(qualname, caller.module, caller.is_package) if qualname else None
         if absolute:
-            found[name] = (absolute, re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]", index.text) is not None)
+            found[name] = (absolute, name in used)
     return found
+
+
+# A name called or read through (``F.relu``, ``f(``), not preceded by a dot or a name character.
+_CALLED_OR_DOTTED = re.compile(r"(?<![\w.])(\w+)\s*[.(]")
 
 
 def _entry_returns(
