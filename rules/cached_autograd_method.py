@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
+from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, is_autograd_function
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
 
-AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 CACHE_DECORATORS = frozenset({"functools.cache", "functools.lru_cache"})
 
 
@@ -97,11 +96,6 @@ class CachedAutogradMethod(Rule):
             "to module level",
             gb_ids=(gb_id,),
         )
-
-
-def is_autograd_function(cls: ClassInfo) -> bool:
-    """Whether the class derives from ``torch.autograd.Function`` (through classes of the file)."""
-    return any(base in AUTOGRAD_FUNCTION_BASES for klass in cls.mro() for base in klass.bases)
 
 
 def _decorator_names(function: FunctionInfo, index: ModuleIndex) -> frozenset[str]:

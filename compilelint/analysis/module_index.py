@@ -25,9 +25,8 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 T = TypeVar("T")
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-NON_MODULE_TORCH_BASES = frozenset(
-    {"torch.autograd.Function", "torch.autograd.function.Function", "torch.nn.Parameter"}
-)
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+NON_MODULE_TORCH_BASES = AUTOGRAD_FUNCTION_BASES | {"torch.nn.Parameter"}
 DISABLE_DECORATORS = frozenset(
     {
         "torch.compiler.disable",
@@ -475,3 +474,8 @@ def _sets_constant_marker(node: FunctionNode) -> bool:
         if isinstance(sub, ast.Attribute) and sub.attr == "_dynamo_marked_constant" and isinstance(sub.ctx, ast.Store):
             return True
     return False
+
+
+def is_autograd_function(cls: ClassInfo) -> bool:
+    """Whether the class derives from ``torch.autograd.Function`` (through classes of the file)."""
+    return any(base in AUTOGRAD_FUNCTION_BASES for klass in cls.mro() for base in klass.bases)
