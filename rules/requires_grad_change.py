@@ -29,7 +29,9 @@ class RequiresGradChange(Rule):
     (`t.detach().requires_grad_(t.requires_grad)`, reported as holding only when that tensor
     requires grad), and tensor factories called with
     `requires_grad=True` (`torch.tensor(..., requires_grad=True)`, `torch.zeros(...,
-    requires_grad=True)`).
+    requires_grad=True)`); a factory given a flag that is not a constant
+    (`requires_grad=self.training`, `requires_grad=x.requires_grad`, a `bool` argument) is
+    reported as breaking only when that flag is true.
 
     ## Why is this bad?
     A new autograd leaf created in the middle of a graph is something Dynamo cannot express.
@@ -40,7 +42,12 @@ class RequiresGradChange(Rule):
     when the result is returned (GB7324, reported without a line); `requires_grad_(False)`
     and `requires_grad=False` compile. `t.detach().requires_grad_(t.requires_grad)` returned
     breaks the same way (GB8985) when `t` was computed from a parameter with grad mode on,
-    and compiles under `torch.no_grad()`.
+    and compiles under `torch.no_grad()`. A factory's flag is specialised to its value:
+    `torch.tensor([0.0], requires_grad=self.training)` breaks (GB0225) in training mode,
+    `torch.ones(n, requires_grad=y.requires_grad)` when `y` was computed from a parameter
+    with grad mode on, `requires_grad=flag` when the argument is True, in the default mode
+    and with `dynamic=True` (an error under `fullgraph=True`), and each compiles when its
+    flag is false (found in encodec 0.1.1's vector quantizer and mambapy 1.2.0's Jamba).
 
     ## Example
     ```python
@@ -118,6 +125,16 @@ class RequiresGradChange(Rule):
                     "a tensor factory with `requires_grad=True` inside compiled code breaks the graph (GB0225); "
                     "create the leaf outside (an `nn.Parameter`, or an input)",
                     gb_ids=("GB0225",),
+                )
+            elif flag is not None and not isinstance(flag, ast.Constant):
+                spelled = ast.unparse(flag)
+                ctx.report(
+                    node,
+                    f"a tensor factory with `requires_grad={spelled}` inside compiled code breaks the graph "
+                    f"whenever `{spelled}` is true (GB0225); create the leaf outside, or build the tensor "
+                    "without requires_grad (a result computed from tensors that need gradients gets them anyway)",
+                    gb_ids=("GB0225",),
+                    only_when=(spelled,),
                 )
 
 
