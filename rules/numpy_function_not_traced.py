@@ -83,6 +83,12 @@ class NumpyFunctionNotTraced(Rule):
     from `np.arange(4)`, `np.sum([1, 2])`, a global or `x.numpy()`, and `arr.tobytes()`
     does too (GB0158); `arr.shape`, `arr.ndim`, `arr.size`, `arr.itemsize` and `arr.T` are
     traced. pytorch-wavelets' `reflect` breaks again at `np.array(out, dtype=x.dtype)`.
+    An array of Python objects has no tensor to stand for it: `np.empty(n, dtype=object)`
+    and `np.array([...], dtype=object)` break the graph (GB0055, "Failed to convert
+    args/kwargs to proxy") in the default mode and fail under `fullgraph=True`, and with
+    `dtype=np.object_`, `dtype="O"` or `dtype="object"` the compile itself fails
+    (TorchRuntimeError, GB4315) in both; torchcde 0.2.5's `tridiagonal_solve` builds its
+    work arrays with `np.empty(channels, dtype=object)`.
 
     ## Example
     ```python
@@ -111,7 +117,7 @@ class NumpyFunctionNotTraced(Rule):
     code = "CL127"
     name = "numpy-function-not-traced"
     message = "a NumPy function Dynamo cannot trace breaks the graph"
-    gb_ids = ("GB0294", "GB0290", "GB0157", "GB0158", "GB0007", "GB0008", "GB0156")
+    gb_ids = ("GB0294", "GB0290", "GB0157", "GB0158", "GB0007", "GB0008", "GB0156", "GB0055", "GB4315")
     breaks = (Mode.DEFAULT, Mode.FULLGRAPH)
     nodes = (ast.Call, ast.Attribute)
 
@@ -126,7 +132,24 @@ class NumpyFunctionNotTraced(Rule):
             return
         functions, ufuncs = _table()
         spelled = ast.unparse(node.func)
-        if len(parts) in (2, 3) and ".".join(parts[1:]) in functions:
+        object_dtype = _object_dtype(node, ctx)
+        if object_dtype == "object":
+            ctx.report(
+                node,
+                f"`{spelled}(..., dtype=object)`: Dynamo traces NumPy arrays as tensors, which hold no Python "
+                "objects, and breaks the graph at the call (GB0055); keep the objects in a Python list",
+                gb_ids=("GB0055",),
+            )
+        elif object_dtype == "numpy.object_":
+            ctx.report(
+                node,
+                f"`{spelled}(..., dtype={ast.unparse(next(k.value for k in node.keywords if k.arg == 'dtype'))})`: Dynamo traces NumPy arrays as tensors, and compiling fails "
+                "(TorchRuntimeError: the fake tensor call does not understand the dtype, GB4315) instead of "
+                "breaking the graph; "
+                "keep the objects in a Python list",
+                gb_ids=("GB4315",),
+            )
+        elif len(parts) in (2, 3) and ".".join(parts[1:]) in functions:
             ctx.report(
                 node,
                 f"`{spelled}` has no `torch._numpy` equivalent: Dynamo breaks the graph at the call (GB0294)",
@@ -167,3 +190,17 @@ class NumpyFunctionNotTraced(Rule):
                 f"`{spelled}()` is not modelled in `torch._numpy`: breaks the graph (GB0158)",
                 gb_ids=("GB0158",),
             )
+
+
+def _object_dtype(node: ast.Call, ctx: RuleContext) -> str | None:
+    """``"object"`` for ``dtype=object`` (the builtin), ``"numpy.object_"`` for
+    ``dtype=np.object_``, ``dtype="O"`` or ``dtype="object"``: the two fail differently
+    (measured on torch 2.13)."""
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    if dtype is None:
+        return None
+    if isinstance(dtype, ast.Name) and ctx.builtin(dtype) == "object":
+        return "object"
+    if isinstance(dtype, ast.Constant) and dtype.value in ("O", "object") or ctx.qualname(dtype) == "numpy.object_":
+        return "numpy.object_"
+    return None
