@@ -191,3 +191,29 @@ SHORT_CIRCUIT = (
 def test_a_finding_python_may_short_circuit_away_names_what_lets_it_run() -> None:
     found = {f.line: f.only_when for f in lint_source(SHORT_CIRCUIT, "m.py").findings}
     assert found == {5: ("self.cond",), 7: ("self.cond",), 8: ("not self.flag",), 9: ()}
+
+
+def test_imported_names_says_which_names_the_file_calls_or_reads_through() -> None:
+    """Only names called (``g(``) or read through (``F.relu``) are worth a second round
+    once a re-export says what they are; a bare use, an annotation subscript and a method
+    of the same name on another object (``obj.k(``) are not."""
+    import ast
+
+    from compilelint.analysis.module_index import build_index
+    from compilelint.engine import _CallerModule, _imported_names
+
+    text = (
+        "import torch.nn.functional as F\n"
+        "from pkg.mod import g, h, k, Unpack, spaced\n"
+        "def f(x, obj):\n"
+        "    y = F.relu(x) + g(x)\n"
+        "    z: Unpack[int] = h\n"
+        "    obj.k(y)\n"
+        "    return spaced (y)\n"
+    )
+    index = build_index(ast.parse(text), find_compile_calls=False, text=text)
+    found = _imported_names(index, _CallerModule("pkg.user", False))
+    assert {name: used for name, (_, used) in found.items()} == {
+        "F": True, "g": True, "h": False, "k": False, "Unpack": False, "spaced": True,
+    }
+    assert found["g"][0] == "pkg.mod.g"
