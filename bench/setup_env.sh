@@ -7,6 +7,7 @@
 #   bash bench/setup_env.sh research   # only /work/venvs/zoo-research (ZOO_VENVS=... to move it)
 #   bash bench/setup_env.sh tf4        # only /work/venvs/zoo-tf4 (transformers 4.3x)
 #   bash bench/setup_env.sh research2  # only /work/venvs/h-pkgs2-zoo (zuko, normflows, ...)
+#   bash bench/setup_env.sh research3  # only /work/venvs/zoo-research3 (nflows, encodec, ...)
 #   FORCE=1 bash bench/setup_env.sh    # rebuild even if the venv imports fine
 #
 # .venv-bench      torch 2.13.0 + today's transformers / timm / diffusers
@@ -22,6 +23,9 @@
 # h-pkgs2-zoo      torch 2.13.0 + five packages added later (normalizing flows,
 #                  wavelets, TabNet, TCN).  The name is the one its recordings
 #                  (bench/results/zoo-h-pkgs2-zoo-*.json) carry, so keep it.
+# zoo-research3    torch 2.13.0 + packages added in session 10 (flows from
+#                  another author, an audio codec with LSTMs, controlled
+#                  differential equations, sparse softmaxes, a pure-PyTorch Mamba).
 #
 # Idempotent: a venv whose imports already work is left alone.  torch is ALWAYS
 # pinned to 2.13.0 in the same pip command as anything that depends on it (an
@@ -258,12 +262,34 @@ setup_research2() {
     "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
 }
 
+RESEARCH3_PINS=(nflows==0.14 encodec==0.1.1 torchcde==0.2.5 entmax==1.3 mambapy==1.2.0 scipy==1.17.1)
+
+setup_research3() {
+    local dir="$ZOO_VENVS/zoo-research3"
+    if [[ -z "${FORCE:-}" ]] && imports_ok "$dir" torch nflows encodec torchcde entmax mambapy; then
+        log "$dir already works; skipping (FORCE=1 to rebuild)"
+        return 0
+    fi
+    make_venv "$dir"
+    pip_q "$dir" "$TORCH_PIN" numpy==2.4.6 "${RESEARCH3_PINS[@]}"
+    # encodec imports torchaudio, which pip takes at 2.11.1 (none for torch 2.13): its C
+    # extension cannot load beside the CPU torch, and encodec needs only its Python part.
+    local sp
+    sp="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    mkdir -p "$sp/torchaudio/lib-disabled"
+    mv "$sp"/torchaudio/lib/*.so "$sp/torchaudio/lib-disabled/" 2>/dev/null || true
+    imports_ok "$dir" torch nflows encodec torchcde entmax mambapy \
+        || { log "ERROR: imports fail in $dir"; return 1; }
+    "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
+}
+
 case "$WHICH" in
-    all) setup_current; setup_old; setup_research; setup_tf4; setup_research2 ;;
+    all) setup_current; setup_old; setup_research; setup_tf4; setup_research2; setup_research3 ;;
     current) setup_current ;;
     old) setup_old ;;
     research) setup_research ;;
     tf4) setup_tf4 ;;
     research2) setup_research2 ;;
-    *) echo "usage: $0 [all|current|old|research|tf4|research2]" >&2; exit 2 ;;
+    research3) setup_research3 ;;
+    *) echo "usage: $0 [all|current|old|research|tf4|research2|research3]" >&2; exit 2 ;;
 esac
