@@ -197,6 +197,16 @@ RESEARCH_PINS=(
     vector-quantize-pytorch==1.32.0 vit-pytorch==1.26.14 x-transformers==2.31.10
 )
 
+disable_torchaudio_extension() {  # disable_torchaudio_extension VENV
+    # torchaudio: PyPI has no release for torch 2.13; 2.11.1's C extension is a CUDA
+    # build that cannot load beside the CPU torch.  Its models and transforms are pure
+    # Python: move the .so files aside and torchaudio imports without them.
+    local sp
+    sp="$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    mkdir -p "$sp/torchaudio/lib-disabled"
+    mv "$sp"/torchaudio/lib/*.so "$sp/torchaudio/lib-disabled/" 2>/dev/null || true
+}
+
 setup_research() {
     local dir="$ZOO_VENVS/zoo-research"
     if [[ -z "${FORCE:-}" ]] && imports_ok "$dir" torch x_transformers torch_geometric torchaudio torchvision; then
@@ -208,14 +218,8 @@ setup_research() {
     pip_q "$dir" --no-deps "$TV_PIN"
     install_tv_shim "$dir"
     pip_q "$dir" "$TORCH_PIN" "$TV_PIN" "${RESEARCH_PINS[@]}"
-    # torchaudio: PyPI has no release for torch 2.13; 2.11.1's C extension is a CUDA
-    # build that cannot load beside the CPU torch.  Its models and transforms are pure
-    # Python: move the .so files aside and torchaudio imports without them.
     pip_q "$dir" --no-deps torchaudio==2.11.1
-    local sp
-    sp="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-    mkdir -p "$sp/torchaudio/lib-disabled"
-    mv "$sp"/torchaudio/lib/*.so "$sp/torchaudio/lib-disabled/" 2>/dev/null || true
+    disable_torchaudio_extension "$dir"
     imports_ok "$dir" torch x_transformers torch_geometric torchaudio torchvision monai \
         || { log "ERROR: imports fail in $dir"; return 1; }
     "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
@@ -272,12 +276,7 @@ setup_research3() {
     fi
     make_venv "$dir"
     pip_q "$dir" "$TORCH_PIN" numpy==2.4.6 "${RESEARCH3_PINS[@]}"
-    # encodec imports torchaudio, which pip takes at 2.11.1 (none for torch 2.13): its C
-    # extension cannot load beside the CPU torch, and encodec needs only its Python part.
-    local sp
-    sp="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-    mkdir -p "$sp/torchaudio/lib-disabled"
-    mv "$sp"/torchaudio/lib/*.so "$sp/torchaudio/lib-disabled/" 2>/dev/null || true
+    disable_torchaudio_extension "$dir"  # encodec imports torchaudio (pip takes 2.11.1)
     imports_ok "$dir" torch nflows encodec torchcde entmax mambapy \
         || { log "ERROR: imports fail in $dir"; return 1; }
     "$dir/bin/python" -m pip freeze > "$dir/bench-freeze.txt" 2>/dev/null || true
