@@ -18,8 +18,8 @@ class ClassmethodAutogradFunction(Rule):
 
     ## What it does
     Flags, inside a compiled region, `Fn.apply(...)` where `Fn` is a
-    `torch.autograd.Function` of this file whose `forward` or `backward` (its own or
-    inherited) is a `@classmethod` rather than a `@staticmethod`, reported as breaking only
+    `torch.autograd.Function` of this file whose `forward` or `backward`, defined on that
+    class itself, is a `@classmethod` rather than a `@staticmethod`, reported as breaking only
     when an argument requires grad; and, inside such a classmethod `forward`, a call of
     `super().forward(...)`, where the compile fails whatever the arguments. A subclass that
     only inherits the classmethods is not flagged at `apply`: there Dynamo binds the

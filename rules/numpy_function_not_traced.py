@@ -132,7 +132,8 @@ class NumpyFunctionNotTraced(Rule):
             return
         functions, ufuncs = _table()
         spelled = ast.unparse(node.func)
-        object_dtype = _object_dtype(node, ctx)
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        object_dtype = _object_dtype(dtype, ctx) if dtype is not None else None
         if object_dtype == "object":
             ctx.report(
                 node,
@@ -140,10 +141,10 @@ class NumpyFunctionNotTraced(Rule):
                 "objects, and breaks the graph at the call (GB0055); keep the objects in a Python list",
                 gb_ids=("GB0055",),
             )
-        elif object_dtype == "numpy.object_":
+        elif object_dtype == "numpy.object_" and dtype is not None:
             ctx.report(
                 node,
-                f"`{spelled}(..., dtype={ast.unparse(next(k.value for k in node.keywords if k.arg == 'dtype'))})`: Dynamo traces NumPy arrays as tensors, and compiling fails "
+                f"`{spelled}(..., dtype={ast.unparse(dtype)})`: Dynamo traces NumPy arrays as tensors, and compiling fails "
                 "(TorchRuntimeError: the fake tensor call does not understand the dtype, GB4315) instead of "
                 "breaking the graph; "
                 "keep the objects in a Python list",
@@ -192,13 +193,10 @@ class NumpyFunctionNotTraced(Rule):
             )
 
 
-def _object_dtype(node: ast.Call, ctx: RuleContext) -> str | None:
+def _object_dtype(dtype: ast.expr, ctx: RuleContext) -> str | None:
     """``"object"`` for ``dtype=object`` (the builtin), ``"numpy.object_"`` for
     ``dtype=np.object_``, ``dtype="O"`` or ``dtype="object"``: the two fail differently
     (measured on torch 2.13)."""
-    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
-    if dtype is None:
-        return None
     if isinstance(dtype, ast.Name) and ctx.builtin(dtype) == "object":
         return "object"
     if isinstance(dtype, ast.Constant) and dtype.value in ("O", "object") or ctx.qualname(dtype) == "numpy.object_":
