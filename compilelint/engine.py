@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from compilelint.analysis import duck_calls
-from compilelint.analysis.breaking import always_breaking
+from compilelint.analysis.breaking import always_breaking, break_points
 from compilelint.analysis.compile_modes import fullgraph_only
 from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
 from compilelint.analysis.nested_roots import nested_root_of
@@ -22,6 +22,7 @@ from compilelint.analysis.method_attributes import stores_bound_method
 from compilelint.analysis.stop_values import returns_stop_value
 from compilelint.analysis.module_index import FunctionInfo, ModuleIndex, build_index
 from compilelint.analysis.regions import RegionAnalysis
+from compilelint.analysis.resumed_inputs import read_after_break
 from compilelint.budget import NO_DEADLINE, BudgetExceeded, Deadline, too_large
 from compilelint.config import DEFAULT_SETTINGS, Settings
 from compilelint.context import RawFinding, RuleContext
@@ -60,6 +61,8 @@ CROSS_FILE_ROUNDS = 4
 FRAME_DEPENDENT = frozenset({"CL118", "CL201", "CL202", "CL204"})
 # Graph breaks on values taken from tensor data (branches, asserts, conversions, data-dependent shapes).
 DATA_BREAK_RULES = frozenset({"CL103", "CL104", "CL105", "CL106"})
+# claims that hold only for a value the graph computes, not for one it receives as an input
+COMPUTED_VALUE_CLAIMS = frozenset({"CL105:zero-dim-index"})
 
 
 def selected_rules(settings: Settings, path: str | None) -> list[Rule]:
@@ -207,6 +210,24 @@ def _without_captured_breaks(raw: list[RawFinding], analysis: RegionAnalysis, tr
                 continue
         kept.append(r)
     return kept
+
+
+def _without_resumed_inputs(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
+    """Findings of COMPUTED_VALUE_CLAIMS on a name bound before a break point of its
+    function: the graph resumed after that break receives the value as an input
+    (resumed_inputs.py), so nothing breaks there."""
+    candidates = [r for r in raw if r.claim in COMPUTED_VALUE_CLAIMS and isinstance(r.node, ast.Name) and r.region]
+    if not candidates:
+        return raw
+    points = break_points(raw, analysis)
+    functions = {state.info.qualname: state.info.node for state in analysis.regions()}
+    dropped = set()
+    for r in candidates:
+        function = functions.get(r.region[-1])
+        assert isinstance(r.node, ast.Name)
+        if function is not None and read_after_break(function, r.node, points.get(r.region[-1], ())):
+            dropped.add(id(r))
+    return [r for r in raw if id(r) not in dropped]
 
 
 def _without_skipped_frames(raw: list[RawFinding], analysis: RegionAnalysis) -> list[RawFinding]:
@@ -395,7 +416,7 @@ def _analyse(
             if not isolate:
                 raise
             dispatcher.failures.append(RegionStopped(state.info, "nesting too deep"))
-    raw = _without_captured_breaks(raw, analysis, tree)
+    raw = _without_resumed_inputs(_without_captured_breaks(raw, analysis, tree), analysis)
     if decided_out is not None:
         decided_out |= analysis.decided_ifs
     module_rules = [r for r in rules if r.scope == "module"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.kinds import Kind, is_data, is_mask
+from compilelint.analysis.ranks import is_zero_dim
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.fix.alternatives import tensor_to_python
@@ -68,7 +69,9 @@ class TensorToPython(Rule):
     `torch.allclose`, `torch.is_nonzero` (which return Python bools); and the implicit
     `.item()` of a tensor used as a number: a slice bound (`x[:n]`), or a size or bound
     given to `torch.arange`, `torch.zeros`, `x.view`, `x.new_zeros` and the like, including
-    a tensor computed from tensor sizes (`x.view(b, torch.div(x.size(1), w), w)`).
+    a tensor computed from tensor sizes (`x.view(b, torch.div(x.size(1), w), w)`); and a
+    0-d tensor computed in the graph used as an index (`x[x.argmax()]`, `grid[i + 1]`,
+    `coeffs[..., torch.bucketize(t, knots), :]`), which Python reads back with `__index__`.
 
     ## Why is this bad?
     The Python value depends on tensor data, which Dynamo does not have while tracing.
@@ -84,6 +87,15 @@ class TensorToPython(Rule):
     resumed code also makes Dynamo recompile for every new value, until the recompile
     limit sends the code to eager. `.numpy()` is not flagged: Dynamo traces it into torch
     ops (torch 2.13 with NumPy installed).
+
+    A 0-d index breaks in both modes (GB0033; `fullgraph=True` fails on the unbacked
+    value). The rule knows a tensor is 0-d where the source shows it: a reduction over
+    every element (`x.sum()`, `x.argmax()`), an element of a vector (`torch.stack([a, b])[0]`),
+    `torch.bucketize`/`searchsorted` of a 0-d tensor, and
+    elementwise arithmetic on those. Dynamo traces an index it receives as a graph input,
+    so a name bound before a graph break in the same function and used after it is not
+    flagged (the resumed graph takes it as an input); nor are 1-d indexes, literals
+    (`torch.tensor(2)`) and tensors computed from Python numbers alone.
 
     ## Example
     ```python
@@ -102,6 +114,8 @@ class TensorToPython(Rule):
     ```
     Keep the value a tensor. Where a Python number is really needed, set
     `torch._dynamo.config.capture_scalar_outputs = True` (what `fullgraph=True` does).
+    Index with a one-element tensor instead of a 0-d one: `x.index_select(0, i.reshape(1)).squeeze(0)`
+    or `x[i.reshape(1)].squeeze(0)` stay in the graph.
 
     ## Fix safety
     No automatic fix: whether the value can stay a tensor depends on how it is used.
@@ -236,6 +250,18 @@ class TensorToPython(Rule):
             return
         slices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for part in slices:
+            if _is_computed_zero_dim(ctx.kind(part)):
+                ctx.report(
+                    part,
+                    "indexing with a 0-d tensor computed in compiled code reads it back as a Python int: a "
+                    "data-dependent operator that breaks the graph in both modes (GB0033); index with a "
+                    "one-element tensor and drop its dimension (`x.index_select(dim, i.reshape(1)).squeeze(dim)`)",
+                    breaks=BOTH,
+                    gb_ids=("GB0033",),
+                    claim=ZERO_DIM_INDEX_CLAIM,
+                )
+                return
+        for part in slices:
             if not isinstance(part, ast.Slice):
                 continue
             for bound in (part.lower, part.upper, part.step):
@@ -249,6 +275,21 @@ class TensorToPython(Rule):
                         gb_ids=("GB0124",),
                     )
                     return
+
+
+ZERO_DIM_INDEX_CLAIM = "CL105:zero-dim-index"
+
+
+def _is_computed_zero_dim(kind: Kind) -> bool:
+    """A 0-d integer tensor the graph computes: ``x.argmax()``, ``i + 1``, ``bucketize(t, grid)``.
+
+    Measured on torch 2.13: ``x[i]`` reads ``i`` back with ``__index__`` (GB0033 in the
+    default mode and with ``dynamic=True``; fullgraph=True fails on the unbacked value);
+    a 1-d index is traced, and so are a 0-d graph input and a literal (``torch.tensor(2)``,
+    which fake tensors keep as a constant). Tensors computed from Python numbers only are
+    left alone: ``torch.tensor(x.shape[0] - 1)`` is a constant while shapes are static.
+    A boolean 0-d index is a mask."""
+    return is_data(kind) and is_zero_dim(kind) and not kind & (Kind.BOOL | Kind.LITERAL | Kind.FROM_NUMBERS)
 
 
 def _size_tensor_kind(kind: Kind) -> Kind | None:

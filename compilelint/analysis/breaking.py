@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
-from compilelint.analysis.frames import always_breaking_functions, own_nodes
+from compilelint.analysis.frames import always_breaking_functions, breaking_functions, own_nodes
 from compilelint.analysis.module_index import FunctionInfo
 from compilelint.findings import Mode
 
@@ -48,6 +48,16 @@ def always_breaking(breaks: Iterable[Break], analysis: RegionAnalysis) -> frozen
         return frozenset()
     functions, callers = call_graph(analysis)
     return always_breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
+
+
+def break_points(breaks: Iterable[Break], analysis: RegionAnalysis) -> dict[str, list[ast.AST]]:
+    """Per compiled function (qualname), where it breaks whenever execution gets there: its
+    unconditional default-mode breaks and its calls of functions that always break."""
+    direct = direct_breaks(breaks, analysis)
+    if not direct:
+        return {}
+    functions, callers = call_graph(analysis)
+    return breaking_functions(functions, direct, analysis.resolved_calls, callers, analysis.parents_of)
 
 
 def direct_breaks(breaks: Iterable[Break], analysis: RegionAnalysis, ignored: Iterable[str] = ()) -> dict[str, list[ast.AST]]:

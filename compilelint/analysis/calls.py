@@ -6,7 +6,7 @@ import ast
 import builtins
 from typing import TYPE_CHECKING
 
-from compilelint.analysis import function_aliases
+from compilelint.analysis import function_aliases, ranks
 from compilelint.analysis import kinds as K
 from compilelint.analysis.kinds import Kind
 
@@ -41,11 +41,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     if targets:
         if isinstance(node.func, ast.Attribute) and not chained:
             evaluator.kind(node.func.value)
-        result = Kind.NONE
-        for target in targets:
-            kind = evaluator.sink.called(target, node, evaluator)
-            result |= kind if target.gives_result else Kind.NONE
-        return result or Kind.UNKNOWN
+        results = [(target, evaluator.sink.called(target, node, evaluator)) for target in targets]
+        return K.join_all(kind for target, kind in results if target.gives_result) or Kind.UNKNOWN
     if id(node) in evaluator.method_kinds:
         return evaluator.method_kinds[id(node)]
     builtin = builtin_name(evaluator, node.func)
@@ -59,6 +56,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         values = arg_kinds + [evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords if k.arg != "device"]
         if kind & Kind.TENSOR and values and all(not v & ~(Kind.SHAPE | Kind.STATIC) for v in values):
             kind |= Kind.FROM_NUMBERS | (Kind.FROM_SHAPES if any(v & Kind.SHAPE for v in values) else Kind.NONE)
+        if kind & Kind.TENSOR:
+            kind |= ranks.function_rank(name, node, arg_kinds, lambda e: evaluator.cache.get(id(e), Kind.NONE))
         return kind | _literal(evaluator, name, node)
     if name is not None and name.startswith("math."):
         # a NumPy value is read back as a Python number here (GB0033, measured on 2.13)
@@ -221,6 +220,9 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
             kind |= Kind.DATA_SIZED
         if receiver & Kind.LITERAL and method in K.LENGTH_PRESERVING_METHODS:
             kind |= Kind.LITERAL  # `.to(dtype)` of a literal keeps its one element
+        if kind & Kind.TENSOR:
+            arguments = [evaluator.cache.get(id(a), Kind.UNKNOWN) for a in node.args]
+            kind |= ranks.method_rank(method, node, receiver, arguments)
         return kind | receiver & (Kind.FROM_NUMBERS | Kind.FROM_SHAPES) if kind & Kind.TENSOR else kind
     if receiver & Kind.MODULE:
         return Kind.UNKNOWN
@@ -281,6 +283,14 @@ def attribute(evaluator: Evaluator, node: ast.Attribute) -> Kind:
 
 
 def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
+    kind = _subscript(evaluator, node)
+    value = evaluator.cache.get(id(node.value), Kind.NONE)
+    if kind & Kind.TENSOR and value & Kind.TENSOR and not value & Kind.CONTAINER:  # an element of a list keeps its rank
+        kind = kind & ~K.RANKS | ranks.subscript_rank(value, node.slice, evaluator.cache.get(id(node.slice), Kind.NONE))
+    return kind
+
+
+def _subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     value = evaluator.kind(node.value)
     evaluator.kind(node.slice)
     if value & Kind.NUMPY and not value & Kind.TENSOR:

@@ -260,9 +260,7 @@ class Evaluator:
         return Kind.STATIC if node.id not in self.index.imports else Kind.UNKNOWN
 
     def container(self, node: ast.Tuple | ast.List | ast.Set) -> Kind:
-        union = Kind.NONE
-        for element in node.elts:
-            union |= self.kind(element)
+        union = K.join_all([self.kind(element) for element in node.elts])
         return K.container_of(union) if union else Kind.STATIC
 
     def dict_display(self, node: ast.Dict) -> Kind:
@@ -300,10 +298,7 @@ class Evaluator:
             held = [v if isinstance(node.op, ast.And) else ast.UnaryOp(op=ast.Not(), operand=v) for v in live[:-1]]
             self.guarded_values[id(node)] = tuple(held)
             return kinds[-1]
-        union = Kind.NONE
-        for kind in kinds:
-            union |= kind
-        return union
+        return K.join_all(kinds)
 
     def _narrowing_kinds(self, operands: Sequence[ast.expr]) -> list[Kind]:
         """The operands' kinds, each after the ``isinstance(x, list)`` tests before it:
@@ -361,7 +356,7 @@ class Evaluator:
                 if K.is_data(kind) and _is_number(other):
                     self.guarded_values[id(node)] = (guard,)
                     return kind
-        return body | orelse
+        return K.join(body, orelse)
 
     def joined_str(self, node: ast.JoinedStr) -> Kind:
         for value in node.values:

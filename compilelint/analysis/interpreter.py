@@ -110,7 +110,7 @@ class FunctionInterpreter:
         joined: Env = {}
         for env in live:
             for name, kind in env.items():
-                joined[name] = joined.get(name, Kind.NONE) | kind
+                joined[name] = K.join(joined[name], kind) if name in joined else kind
         return joined
 
     def _branch(self, body: list[ast.stmt], start: Env) -> Env | None:
@@ -208,7 +208,7 @@ class FunctionInterpreter:
         return False
 
     def return_(self, stmt: ast.Return) -> bool:
-        self.returns |= self.ev.kind(stmt.value) if stmt.value is not None else Kind.STATIC
+        self.returns = K.join(self.returns, self.ev.kind(stmt.value) if stmt.value is not None else Kind.STATIC)
         self._record_tuple_return(stmt.value)
         returned = self.ev.class_named(stmt.value) if stmt.value is not None else None
         if returned is not None and returned not in self.returned_classes:
@@ -230,7 +230,7 @@ class FunctionInterpreter:
             self.return_elements = kinds
             self.return_element_objects = held
         elif len(self.return_elements) == len(kinds):
-            self.return_elements = [a | b for a, b in zip(self.return_elements, kinds)]
+            self.return_elements = [K.join(a, b) for a, b in zip(self.return_elements, kinds)]
             before = self.return_element_objects or [() for _ in kinds]
             self.return_element_objects = [_objects.join(a, b) for a, b in zip(before, held)]
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+from collections.abc import Iterable
 from importlib import resources
 
 
@@ -41,6 +42,13 @@ class Kind(enum.IntFlag):
     # ``torch.tensor(3)``), which Dynamo's fake tensors carry as a constant, so ops on it
     # are computed while tracing, data-dependent output shapes included
     LITERAL = enum.auto()
+    # refine TENSOR: its rank where the source shows it (compilelint/analysis/ranks.py).
+    # A 0-d integer tensor used as an index is read back as a Python int (GB0033)
+    ZERO_DIM = enum.auto()  # no dimensions: ``x.argmax()``, ``x.sum()``, ``v[0]`` of a vector
+    ONE_DIM = enum.auto()  # one dimension: ``torch.arange(n)``, ``torch.stack([a, b])`` of 0-d ones
+
+
+RANKS = Kind.ZERO_DIM | Kind.ONE_DIM
 
 
 def is_data(kind: Kind) -> bool:
@@ -68,7 +76,28 @@ def join_passed(passed: Kind, other: Kind) -> Kind:
         return passed
     if passed == Kind.UNKNOWN and is_data(other):
         return other
-    return passed | other
+    return join(passed, other)
+
+
+def join(left: Kind, right: Kind) -> Kind:
+    """The kind of a value that is ``left`` on one path and ``right`` on another.
+
+    The union, except for ranks: a tensor of no known rank on one path and a 0-d one on
+    the other is of no known rank. A path with no tensor (``None``) says nothing of it.
+    """
+    mine, theirs = left & RANKS, right & RANKS
+    if left & Kind.TENSOR and right & Kind.TENSOR:
+        ranks = mine if mine == theirs else Kind.NONE
+    else:
+        ranks = mine if left & Kind.TENSOR else theirs
+    return (left | right) & ~RANKS | ranks
+
+
+def join_all(kinds: Iterable[Kind]) -> Kind:
+    result = Kind.NONE
+    for kind in kinds:
+        result = join(result, kind) if result else kind
+    return result
 
 
 def is_data_scalar(kind: Kind) -> bool:
@@ -117,6 +146,9 @@ def arithmetic(*kinds: Kind) -> Kind:
     for refinement in (Kind.FROM_NUMBERS, Kind.CONTAINER, Kind.LITERAL):  # kept when every tensor operand has it
         if tensors and all(kind & refinement for kind in tensors):
             result |= refinement
+    ranks = {kind & RANKS for kind in tensors}
+    if len(ranks) == 1:  # `index + 1`: broadcasting a rank with itself keeps it
+        result |= ranks.pop()
     if result & Kind.FROM_NUMBERS and any(kind & (Kind.FROM_SHAPES | Kind.SHAPE) for kind in kinds):
         result |= Kind.FROM_SHAPES
     if is_shape(result) and any(is_shape(kind) and kind & Kind.DATA_SIZED for kind in kinds):
