@@ -50,6 +50,32 @@ def test_a_method_of_an_unknown_object_runs_each_method_of_that_name_in_the_file
     assert chain[-1] == "Monotonic.call_and_ladj"
 
 
+def test_an_attribute_built_by_a_torch_class_runs_torch_methods_only() -> None:
+    """nflows' LotkaVolterraOscillating: ``self._gaussian = distributions.MultivariateNormal(...)``;
+    ``self._gaussian.sample(...)`` is torch's sample, not the package's ``Distribution.sample``."""
+    source = (
+        "import torch\nfrom torch import nn, distributions\n"
+        "class Distribution:\n"
+        "    def sample(self, n):\n"
+        "        if n > 0:\n"
+        "            return torch.zeros(3)\n"
+        "        return torch.ones(3)\n"
+        "class Oscillating(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self._gaussian = distributions.MultivariateNormal(torch.zeros(4), torch.eye(4))\n"
+        "        self.prior = make_prior()\n"
+        "    def forward(self, x):\n"
+        "        n = (x > 0).sum()\n"
+        "        return self._gaussian.sample((n,)) + self.prior.sample(n)\n"
+    )
+    findings = lint_source(source, "oscillating.py").findings
+    # only the unknown `self.prior` runs Distribution.sample with the tensor `n`
+    assert [(f.code, f.line, f.region[-2:]) for f in findings if f.code == "CL103"] == [
+        ("CL103", 5, ("Oscillating.forward", "Distribution.sample"))
+    ]
+
+
 def test_common_and_private_names_and_tensors_are_not_followed() -> None:
     source = (
         "import torch\nfrom torch import nn\n"

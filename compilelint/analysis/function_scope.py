@@ -19,7 +19,7 @@ from compilelint.analysis.class_attributes import (
     external_attribute_class,
     matching_attribute_kind,
 )
-from compilelint.analysis.constructors import imported_elements, imported_instances
+from compilelint.analysis.constructors import CONTAINERS, attribute_constructors, imported_elements, imported_instances
 from compilelint.analysis.dispatch_targets import (
     attribute_function,
     constant_getattr,
@@ -136,7 +136,7 @@ class FunctionScope:
                     return []
                 defined = built.find_method(call.func.attr) if isinstance(call.func, ast.Attribute) else None
                 return [Target(defined, not defined.is_static)] if defined is not None else []
-            if not owned and isinstance(call.func, ast.Attribute) and duck_calls.is_duck_call(
+            if not owned and isinstance(call.func, ast.Attribute) and not self._holds_torch_objects(call.func.value) and duck_calls.is_duck_call(
                 call.func, evaluator.kind(call.func.value), self._plain_names(), self.state.self_name, index.text
             ):  # self.transform.call_and_ladj(x): any class defining it, here or elsewhere (duck_calls)
                 self.analysis.duck_methods[id(call)] = call.func.attr
@@ -147,6 +147,15 @@ class FunctionScope:
         if single[0].owner is None and single[0].parent is None:
             targets += [Target(wrapper, False, gives_result=False) for wrapper in wrappers(index, single[0])]
         return targets
+
+    def _holds_torch_objects(self, receiver: ast.expr) -> bool:
+        """``self.attr`` built only by torch classes (``self._gaussian = distributions.MultivariateNormal(...)``):
+        its methods are torch's, never a method some class of the package defines."""
+        own = self._own_attribute(receiver)
+        if own is None:
+            return False
+        built = [name for name in attribute_constructors(self.analysis.index, *own) if name not in CONTAINERS]
+        return bool(built) and all(name.startswith("torch.") for name in built)
 
     def _module_instance(self, func: ast.expr, evaluator: Evaluator) -> ClassInfo | str | None:
         """``NAME.method`` where the file's top level says ``NAME = Class(...)``: the class of
