@@ -61,6 +61,9 @@ class KnownReturn:
     # it may return a generator's return value read off ``StopIteration.value`` (a trampoline,
     # analysis.stop_values): Dynamo cannot type it, and using it breaks the graph (CL135)
     stop_value: bool = False
+    # a @property (or cached_property) getter: reading the attribute runs it
+    # (``X.interval`` of ``X = torchcde.CubicSpline(coeffs)``)
+    is_property: bool = False
 
 
 @dataclass

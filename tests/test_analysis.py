@@ -418,3 +418,35 @@ def test_a_value_that_is_a_tensor_on_another_path_is_not_taken_for_an_array() ->
     from compilelint.engine import lint_source
 
     assert [f.code for f in lint_source(source, "m.py").findings if f.code == "CL120"] == []
+
+
+def test_a_name_keeps_the_imported_classes_of_every_branch() -> None:
+    """``X = pkg.Linear(c)`` or ``X = pkg.Cubic(c)``: after the ``if`` X may be either (the
+    methods of both are followed); a branch that rebinds X to something else adds nothing."""
+    source = (
+        "import torch\nimport pkg\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, c, linear: bool, old: bool):\n"
+        "        if linear:\n"
+        "            X = pkg.Linear(c)\n"
+        "        else:\n"
+        "            X = pkg.Cubic(c)\n"
+        "        X\n"
+        "        if old:\n"
+        "            Y = pkg.Cache()\n"
+        "        else:\n"
+        "            Y = pkg.Cache.from_legacy(c)\n"
+        "        Y\n"
+    )
+    analysis = RegionAnalysis(build_index(ast.parse(source), find_compile_calls=True))
+    analysis.run()
+    held: dict[int, tuple[str, ...]] = {}
+
+    class Instances:
+        def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name):
+                held[stmt.lineno] = evaluator.imported_instances.get(stmt.value.id, ())
+
+    for state in analysis.regions():
+        analysis.interpret(state, visitor=Instances())
+    assert held == {9: ("pkg.Linear", "pkg.Cubic"), 14: ("pkg.Cache",)}

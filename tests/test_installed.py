@@ -956,3 +956,54 @@ def test_sites_behind_a_test_on_the_way_in_make_the_call_site_claim_conditional(
     always = user.replace("self.embed(x)", "self.embed.loud(x)")
     [finding] = lint_source(always, "model.py", _settings(tmp_path / "site")).findings
     assert finding.only_when == ()
+
+
+SPLINES = {
+    "splines-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: splines\nVersion: 0.1\n",
+    "splines/__init__.py": "from .cubic import Cubic, Linear\n",
+    "splines/cubic.py": (
+        "import torch\n"
+        "class Cubic(torch.nn.Module):\n"
+        "    def __init__(self, coeffs, t=None):\n"
+        "        super().__init__()\n"
+        "        if t is None:\n"
+        "            t = torch.linspace(0, 1, coeffs.size(-2))\n"
+        "        self.register_buffer('_t', t)\n"
+        "        self.register_buffer('_c', coeffs)\n"
+        "    @property\n"
+        "    def interval(self):\n"
+        "        return torch.stack([self._t[0], self._t[-1]])\n"
+        "    @property\n"
+        "    def grid(self):\n"
+        "        return self._t\n"
+        "    def evaluate(self, t):\n"
+        "        index = torch.bucketize(t, self._t).clamp(0, 4)\n"
+        "        return self._c[..., index, :]\n"
+        "class Linear(Cubic):\n"
+        "    pass\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("read", "reached"),
+    [
+        ("X.interval[0]", [("splines/cubic.py", 17, "CL105")]),  # a 0-d knot time: a 0-d index
+        ("X.interval", []),  # a vector of times: a 1-d index, traced
+        ("X.grid[2]", [("splines/cubic.py", 17, "CL105")]),
+        ("t", []),  # a graph input of no known rank
+    ],
+)
+def test_a_property_of_an_imported_instance_gives_what_its_getter_returns(tmp_path: Path, read: str, reached: list) -> None:  # type: ignore[type-arg]
+    _write(tmp_path / "site", SPLINES)
+    user = (
+        "import torch\nimport splines\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, coeffs, t, linear: bool):\n"
+        "        if linear:\n"
+        "            X = splines.Linear(coeffs)\n"
+        "        else:\n"
+        "            X = splines.Cubic(coeffs)\n"
+        f"        return X.evaluate({read})\n"
+    )
+    assert sorted(set(_reached(user, tmp_path / "site"))) == reached

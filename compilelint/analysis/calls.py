@@ -26,6 +26,7 @@ def builtin_name(evaluator: Evaluator, func: ast.expr) -> str | None:
 
 
 def call(evaluator: Evaluator, node: ast.Call) -> Kind:
+    evaluator.called.add(id(node.func))
     arg_kinds = [evaluator.kind(arg) for arg in node.args]
     for keyword in node.keywords:
         evaluator.kind(keyword.value)

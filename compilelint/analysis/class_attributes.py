@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.kinds import Kind, join
+from compilelint.analysis.ranks import VECTOR_FACTORIES
 from compilelint.analysis.module_index import ClassInfo, ModuleIndex
 
 PARAMETER_CALLS = frozenset(
@@ -69,7 +70,7 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
         self_name = args[0].arg
         in_init = method.name == "__init__"
         for node in ast.walk(method.node):
-            _record(index, cls, table, node, self_name, in_init)
+            _record(index, cls, table, node, self_name, in_init, method.node)
             _record_element(index, cls, elements, node, method.node, self_name)
             _note_empty_display(node, self_name, filled_only, assigned)
     for name, kind in elements.items():
@@ -82,12 +83,20 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
 
 
 def _record(
-    index: ModuleIndex, cls: ClassInfo, table: dict[str, Kind], node: ast.AST, self_name: str, in_init: bool
+    index: ModuleIndex,
+    cls: ClassInfo,
+    table: dict[str, Kind],
+    node: ast.AST,
+    self_name: str,
+    in_init: bool,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr in REGISTER_METHODS and _is_self(node.func.value, self_name):
             if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                table[node.args[0].value] = table.get(node.args[0].value, Kind.NONE) | Kind.TENSOR
+                name = node.args[0].value
+                kind = Kind.TENSOR | (_buffer_rank(index, method, node.args[1]) if len(node.args) > 1 else Kind.NONE)
+                table[name] = join(table[name], kind) if name in table else kind
         return
     assignment = _assignment(node)
     if assignment is None:
@@ -127,6 +136,35 @@ def _record_element(
     else:
         kind = _value_kind(index, cls, holder.attr, value, False)
     elements[holder.attr] = elements.get(holder.attr, Kind.NONE) | kind
+
+
+def _buffer_rank(index: ModuleIndex, method: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr) -> Kind:
+    """The rank of a registered buffer, where the source builds it: ``torch.linspace(...)``,
+    or a local assigned only such values. A parameter that defaults to ``None`` and is built
+    when missing (torchcde's ``if t is None: t = torch.linspace(...)``) counts as what is
+    built: callers that pass it pass the same kind of value."""
+    if isinstance(value, ast.Call):
+        return Kind.ONE_DIM if index.qualname(value.func) in VECTOR_FACTORIES else Kind.NONE
+    if not isinstance(value, ast.Name):
+        return Kind.NONE
+    if value.id in _parameters(method) and not _defaults_to_none(method, value.id):
+        return Kind.NONE
+    assigned = _local_values(method, value.id)
+    ranks = {_buffer_rank(index, method, v) if isinstance(v, ast.Call) else Kind.NONE for v in assigned}
+    return ranks.pop() if len(ranks) == 1 else Kind.NONE
+
+
+def _parameters(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = method.args
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+
+
+def _defaults_to_none(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    args = method.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return any(a.arg == name and isinstance(d, ast.Constant) and d.value is None for a, d in pairs)
 
 
 def _local_values(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:

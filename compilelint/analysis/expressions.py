@@ -119,6 +119,7 @@ class Evaluator:
         self.partials: dict[str, ast.Call] = {}  # local name -> the functools.partial(...) it holds
         # id(call) / local name -> imported classes that call may construct / the name may hold
         self.imported_built: dict[int, tuple[str, ...]] = {}
+        self.called: set[int] = set()  # ids of the expressions calls call (``X.evaluate`` of ``X.evaluate(t)``)
         self.imported_instances: dict[str, tuple[str, ...]] = {}
         # local name -> the imported functions it may hold (solve = odeint_adjoint if a else odeint)
         self.aliases: dict[str, tuple[str, ...]] = {}

@@ -30,7 +30,7 @@ from compilelint.analysis.dispatch_targets import (
     wrappers,
 )
 from compilelint.analysis.expressions import Env, Evaluator, Target
-from compilelint.analysis.kinds import Kind, join_passed
+from compilelint.analysis.kinds import Kind, join_all, join_passed
 from compilelint.analysis.method_attributes import held_methods, private_method_owners
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info, lambda_function
 from compilelint.analysis.parameters import bind_arguments, parameter_names, passed_names
@@ -519,7 +519,34 @@ class FunctionScope:
         if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
             evaluator.cache[id(receiver)] = Kind.MODULE
             return attribute_kind(self.analysis.index, self.state.owner, node.attr)
+        if (
+            isinstance(receiver, ast.Name)
+            and receiver.id in evaluator.imported_instances
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in evaluator.called
+        ):
+            return self._imported_property(node, evaluator.imported_instances[receiver.id], evaluator)
         return None
+
+    def _imported_property(self, node: ast.Attribute, classes: tuple[str, ...], evaluator: Evaluator) -> Kind | None:
+        """``X.interval`` of ``X = torchcde.CubicSpline(coeffs)``: if the class's file says
+        ``interval`` is a property, reading it runs the getter there, and gives what it returns.
+        The read is recorded as a call of the getter (an attribute that turns out to be data
+        or a method is analysed there once, and its answer is not used)."""
+        reads = self.analysis.property_reads
+        getter = reads.get(id(node))
+        if getter is None:  # one node per read, kept alive: sites are keyed by id
+            getter = reads[id(node)] = ast.copy_location(ast.Call(func=node, args=[], keywords=[]), node)
+        kinds: list[Kind] = []
+        for qualname in classes:
+            target = f"{qualname}.{node.attr}"
+            self.external(getter, evaluator, target)
+            known = self.analysis.known_return(target)
+            kind = known.kind if known is not None and known.is_property else self.analysis.installed_property(target)
+            if kind is None:
+                return None
+            kinds.append(kind)
+        return join_all(kinds) if kinds else None
 
 
 def _either(first: Kind | None, second: Kind | None) -> Kind | None:

@@ -245,8 +245,13 @@ class FunctionInterpreter:
             return self.block(stmt.body if static else stmt.orelse)
         start = dict(self.env)
         guards = dict(self.ev.value_guards)
+        instances = dict(self.ev.imported_instances)
         after_body = self._branch(stmt.body, start)
+        body_instances = dict(self.ev.imported_instances)
+        self.ev.imported_instances.clear()
+        self.ev.imported_instances.update(instances)
         after_else = self._branch(stmt.orelse, start)
+        self._join_instances([held for after, held in ((after_body, body_instances), (after_else, dict(self.ev.imported_instances))) if after is not None], instances)
         joined = self._join(after_body, after_else)
         if joined is None:
             self._replace_env(start)
@@ -258,6 +263,16 @@ class FunctionInterpreter:
         if checked is not None:  # `if not isinstance(net, nn.Module): raise ...`: a module from here on
             self.env[checked] = Kind.MODULE
         return False
+
+    def _join_instances(self, paths: list[dict[str, tuple[str, ...]]], start: dict[str, tuple[str, ...]]) -> None:
+        """The imported classes a name may hold after an ``if``: those of every path that goes on
+        (``X = torchcde.LinearInterpolation(c)`` or ``X = torchcde.CubicSpline(c)``)."""
+        merged: dict[str, tuple[str, ...]] = {}
+        for held in paths or [start]:
+            for name, classes in held.items():
+                merged[name] = tuple(dict.fromkeys(merged.get(name, ()) + classes))
+        self.ev.imported_instances.clear()
+        self.ev.imported_instances.update(merged)
 
     def _tensor_unless_taken(self, test: ast.expr, after_body: Env, after_else: Env, guards: dict[str, tuple[ast.expr, ...]]) -> None:
         """``accept = ratio <= 1; if dt > max_step: accept = False``: the ``if`` on tensor

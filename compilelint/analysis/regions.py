@@ -114,6 +114,8 @@ class RegionAnalysis:
         self.held_entries: dict[str, tuple[str, ...]] = {}
         # what a function of another file returns (qualname as imported here), when known
         self.known_return: Callable[[str], KnownReturn | None] = _nothing_known
+        # what reading a property of an installed package's class gives (PackageCalls.property_kind)
+        self.installed_property: Callable[[str], Kind | None] = lambda qualname: None
         self.module: str | None = None  # this file's dotted name, when known
         # (class, attribute) -> the classes its value may be an instance of: found here
         # ("@Owner" or an absolute receiver), and found in other files (absolute names)
@@ -131,6 +133,8 @@ class RegionAnalysis:
         # id(call) -> the method of ``obj.name(...)`` on an object of no known class
         # (compilelint.analysis.duck_calls): recorded as a call to "*.name"
         self.duck_methods: dict[int, str] = {}
+        # id of an attribute read -> the getter call it is recorded as (function_scope._imported_property)
+        self.property_reads: dict[int, ast.Call] = {}
         self.plain_names: frozenset[str] | None = None  # the file's imports, classes and functions, once
 
     def add_entry(self, entry: EntryPoint) -> None:

@@ -115,6 +115,18 @@ class PackageCalls:
         self.depends_on.update(summary.depends_on)
         return summary.stop_value
 
+    def property_kind(self, target: str) -> Kind | None:
+        """What reading ``target`` (``torchcde.CubicSpline.interval``) gives, when the package
+        defines it as a property; None when it is not one, or nothing is known."""
+        package = self.follower.locator.package(target.split(".", 1)[0])
+        if package is None or self._inside(package.root):
+            return None
+        summary = self.follower.summary(target, (), ())
+        if summary is None or not summary.is_property or summary.returns == Kind.NONE:
+            return None
+        self.depends_on.update(summary.depends_on)
+        return summary.returns
+
     def compiled_extension(self, target: str) -> str | None:
         """The compiled extension module (a ``.so``/``.pyd``) that defines ``target``, when
         it is one: in the linted file's own package too, since Dynamo traces none of them."""

@@ -76,6 +76,8 @@ class Summary:
     # the function may return a ``StopIteration.value`` it read (KnownReturn.stop_value)
     stop_value: bool = False
     truncated: bool = False  # stopped at MAX_LINES: later rounds might have found more
+    returns: Kind = Kind.NONE  # what the function returns (NONE: not known)
+    is_property: bool = False  # a property getter (KnownReturn.is_property)
 
 
 def summary_key(name: str, positional: Sequence[Kind], keywords: Iterable[tuple[str, Kind]], root: bool) -> str:
@@ -160,11 +162,15 @@ class PackageFollower:
             depends.update(result.depends_on)
         known = returns.get(f"{located.module}.{located.name}")
         stop_value = known is not None and known.stop_value
+        returned = known.kind if known is not None else Kind.NONE
+        getter = known is not None and known.is_property
         summary = Summary(target, package, tuple(sites), tuple(sorted(depends)), tuple(sorted(results)), stop_value,
-                          budget.exceeded)  # fmt: skip
+                          budget.exceeded, returned, getter)  # fmt: skip
         entry = {
             "sites": [s.to_json() for s in sites],
             "stop_value": stop_value,
+            "returns": int(returned),
+            "is_property": getter,
             "truncated": budget.exceeded,
             "depends_on": summary.depends_on,
             "files": {path: file_stamp(path) for path in results},
@@ -329,7 +335,8 @@ def _site(finding: Finding, site_dir: str) -> InnerSite:
 def _from_entry(target: str, package: Package, entry: Any) -> Summary:
     sites = tuple(InnerSite.from_json(site) for site in entry["sites"])
     return Summary(target, package, sites, tuple(entry["depends_on"]), tuple(sorted(entry["files"])),
-                   bool(entry.get("stop_value", False)), bool(entry.get("truncated", False)))  # fmt: skip
+                   bool(entry.get("stop_value", False)), bool(entry.get("truncated", False)),
+                   Kind(int(entry.get("returns", 0))), bool(entry.get("is_property", False)))  # fmt: skip
 
 
 def with_follow(settings: Settings) -> Settings:
