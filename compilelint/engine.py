@@ -472,12 +472,6 @@ def _imported_names(index: ModuleIndex, caller: _CallerModule) -> dict[str, tupl
 _CALLED_OR_DOTTED = re.compile(r"(?<![\w.])(\w+)\s*[.(]")
 
 
-def _is_property(index: ModuleIndex, info: FunctionInfo) -> bool:
-    return info.owner is not None and any(
-        name.rsplit(".", 1)[-1] in ("property", "cached_property") for name in index.decorator_names(info.node)
-    )
-
-
 def _entry_returns(
     analysis: RegionAnalysis, raw: list[RawFinding], known_returns: Mapping[str, KnownReturn], caller: _CallerModule
 ) -> dict[str, KnownReturn]:
@@ -497,7 +491,7 @@ def _entry_returns(
             if built is not None:  # an instance, as a class of the caller's own file builds it
                 kind = Kind.MODULE if built.is_module else Kind.UNKNOWN
             classes = _absolute_names(state.returned_classes, caller)
-            getter = _is_property(analysis.index, state.info)
+            getter = state.info.is_property
             found[f"{module}.{name}"] = KnownReturn(kind, elements, classes, breaks, holds, stop, getter)
     for name, held in analysis.held_entries.items():  # Cls.attr holding bound methods: theirs, joined
         joined = _joined_returns([found[f"{module}.{entry}"] for entry in held if f"{module}.{entry}" in found])

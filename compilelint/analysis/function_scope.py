@@ -518,6 +518,9 @@ class FunctionScope:
         receiver = node.value
         if isinstance(receiver, ast.Name) and receiver.id == self.state.self_name and self.state.owner:
             evaluator.cache[id(receiver)] = Kind.MODULE
+            getter = self.state.owner.find_property(node.attr)
+            if getter is not None and isinstance(node.ctx, ast.Load) and id(node) not in evaluator.called:
+                return self.called(Target(getter, True), self._property_read(node), evaluator)
             return attribute_kind(self.analysis.index, self.state.owner, node.attr)
         if (
             isinstance(receiver, ast.Name)
@@ -533,10 +536,7 @@ class FunctionScope:
         ``interval`` is a property, reading it runs the getter there, and gives what it returns.
         The read is recorded as a call of the getter (an attribute that turns out to be data
         or a method is analysed there once, and its answer is not used)."""
-        reads = self.analysis.property_reads
-        getter = reads.get(id(node))
-        if getter is None:  # one node per read, kept alive: sites are keyed by id
-            getter = reads[id(node)] = ast.copy_location(ast.Call(func=node, args=[], keywords=[]), node)
+        getter = self._property_read(node)
         kinds: list[Kind] = []
         for qualname in classes:
             target = f"{qualname}.{node.attr}"
@@ -547,6 +547,14 @@ class FunctionScope:
                 return None
             kinds.append(kind)
         return join_all(kinds) if kinds else None
+
+    def _property_read(self, node: ast.Attribute) -> ast.Call:
+        """The call of the getter that reading ``node`` makes: one node per read, kept alive
+        in the analysis, since call sites are keyed by id."""
+        reads = self.analysis.property_reads
+        if id(node) not in reads:
+            reads[id(node)] = ast.copy_location(ast.Call(func=node, args=[], keywords=[]), node)
+        return reads[id(node)]
 
 
 def _either(first: Kind | None, second: Kind | None) -> Kind | None:

@@ -49,6 +49,8 @@ OPAQUE_DECORATORS = frozenset(
         "triton.autotune",
     }
 )
+# Reading an attribute these decorate runs the method (functools.cached_property: the first read).
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 _CALLED_NAME = re.compile(r"(?<!\w)([A-Za-z_]\w*)\(")
 _CLASS_HEADER = re.compile(r"(?<!\w)class ([A-Za-z_]\w*)\(")
 
@@ -65,6 +67,7 @@ class FunctionInfo:
     opaque: bool = False  # allow_in_graph, custom ops: never traced, no break
     compiled: bool = False  # decorated with torch.compile or passed to it
     is_static: bool = False  # @staticmethod: no self parameter
+    is_property: bool = False  # @property / @cached_property: reading the attribute runs it
 
     wrappers: list[FunctionInfo] | None = None  # decorators' inner functions calling through; lazily
     _globals: frozenset[str] | None = None
@@ -112,6 +115,8 @@ class ClassInfo:
     constructors: dict[str, frozenset[str]] | None = None
     # first_in_mro's memo: lookup key -> answer
     lookups: dict[str, object] = field(default_factory=dict)
+    # attr -> its getter: kept apart from ``methods``, where a later ``@attr.setter`` def wins
+    properties: dict[str, FunctionInfo] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -164,6 +169,15 @@ class ClassInfo:
 
     def find_method(self, name: str) -> FunctionInfo | None:
         return self.first_in_mro("method:" + name, lambda cls: cls.methods.get(name))
+
+    def find_property(self, name: str) -> FunctionInfo | None:
+        """The getter reading ``obj.name`` runs, when the class or a local base defines
+        ``name`` as a property (and no class before it in the MRO as a method)."""
+        method = self.find_method(name)
+        if method is None:
+            return None
+        getter = self.first_in_mro("property:" + name, lambda cls: cls.properties.get(name))
+        return getter if getter is not None and getter.owner is method.owner else None
 
 
 @dataclass
@@ -343,6 +357,8 @@ def function_info(
             info.compiled = True
         elif name in ("staticmethod", "builtins.staticmethod"):
             info.is_static = True
+        elif owner is not None and name.rsplit(".", 1)[-1] in PROPERTY_DECORATORS:
+            info.is_property = True
     return info
 
 
@@ -354,7 +370,9 @@ def _class_info(index: ModuleIndex, node: ast.ClassDef, eager_experts: bool = Fa
         method = stmt if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else _lambda_method(stmt)
         if method is None or (replaced and method.name == "forward"):
             continue  # not what Module.__call__ runs
-        cls.methods[method.name] = function_info(index, method, f"{node.name}.{method.name}", cls)
+        info = cls.methods[method.name] = function_info(index, method, f"{node.name}.{method.name}", cls)
+        if info.is_property:
+            cls.properties[method.name] = info
     return cls
 
 

@@ -133,7 +133,7 @@ class RegionAnalysis:
         # id(call) -> the method of ``obj.name(...)`` on an object of no known class
         # (compilelint.analysis.duck_calls): recorded as a call to "*.name"
         self.duck_methods: dict[int, str] = {}
-        # id of an attribute read -> the getter call it is recorded as (function_scope._imported_property)
+        # id of an attribute read -> the getter call it is recorded as (FunctionScope._property_read)
         self.property_reads: dict[int, ast.Call] = {}
         self.plain_names: frozenset[str] | None = None  # the file's imports, classes and functions, once
 
