@@ -1,10 +1,10 @@
-"""CL122: Python builtins that Dynamo cannot apply to tensors: any/all, sorted, pow, max/min."""
+"""CL122: Python builtins that Dynamo cannot apply to tensors: any/all, sorted/sort, pow, max/min."""
 
 from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.kinds import Kind, is_data, is_shape
+from compilelint.analysis.kinds import Kind, is_data, is_data_scalar, is_shape
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -18,8 +18,10 @@ class BuiltinOnTensor(Rule):
     ## What it does
     Flags, inside a compiled region: `any()`/`all()` of a tensor or of tensors (a list or
     generator of comparisons); `sorted()` of a tensor or of a list of tensors; the builtin
-    `pow()` with a tensor; and `max()`/`min()` mixing a tensor with a tensor size
-    (`max(t.max() + 1, x.shape[0])`).
+    `pow()` with a tensor; `max()`/`min()` mixing a tensor with a tensor size
+    (`max(t.max() + 1, x.shape[0])`); and orderings by tensor values: `sorted(xs, key=...)`,
+    `xs.sort(key=...)` and `max`/`min(xs, key=...)` whose key lambda returns a tensor, and
+    `xs.sort()` of a list of tensors.
 
     ## Why is this bad?
     These builtins take the truth or the order of tensor values in Python. Measured on
@@ -30,7 +32,12 @@ class BuiltinOnTensor(Rule):
     are not traced (GB0059), where `x ** 2` is; `max`/`min` of a tensor and a constant are
     traced (a clamp), but with a size they compare a tensor with a symbolic number once that
     size is dynamic (the second size, or `dynamic=True`): a data-dependent operator in the
-    default mode (GB0033) and an error under `fullgraph=True`.
+    default mode (GB0033) and an error under `fullgraph=True`. A key lambda that returns a
+    tensor orders by tensor values in Python too: `sorted`/`list.sort` break with GB0207 and
+    `max`/`min` with GB0193 "invalid call to builtin op handler", in both modes; a key read
+    back with `.item()` breaks at the `.item()` (CL105) and then fails to order the
+    symbolic keys under `fullgraph=True` (GB0207). Keys from sizes (`t.shape[0]`) and
+    Python values are traced.
 
     ## Example
     ```python
@@ -48,7 +55,7 @@ class BuiltinOnTensor(Rule):
             return x * torch.clamp(x.max() + 1, min=x.shape[0]), hit
     ```
     Use the tensor methods: `t.any()`, `t.all()`, `torch.sort`, `x ** n`, `torch.maximum`,
-    `torch.clamp`.
+    `torch.clamp`; to order by tensor keys, `torch.argsort(torch.stack(keys))`.
 
     ## Fix safety
     No automatic fix: the tensor forms return tensors where the builtins return Python
@@ -58,12 +65,15 @@ class BuiltinOnTensor(Rule):
     code = "CL122"
     name = "builtin-on-tensor"
     message = "Python builtin applied to tensor values breaks the graph"
-    gb_ids = ("GB0170", "GB8335", "GB0059", "GB0207", "GB0033")
+    gb_ids = ("GB0170", "GB8335", "GB0059", "GB0207", "GB0033", "GB0193")
     breaks = BOTH
     nodes = (ast.Call,)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
+        if _ordering_keywords_only(node):
+            if self._ordered_by_tensors(node, ctx):
+                return
         builtin = ctx.builtin(node.func)
         if builtin is None or node.keywords or not node.args:
             return
@@ -76,6 +86,55 @@ class BuiltinOnTensor(Rule):
                 f"`{builtin}()` {reason}: breaks the graph in both modes ({gb_id.replace('/', ', ')}); use {instead}",
                 gb_ids=tuple(gb_id.split("/")),
             )
+
+    def _ordered_by_tensors(self, node: ast.Call, ctx: RuleContext) -> bool:
+        """``sorted(xs, key=lambda t: t.sum())``, ``xs.sort(...)``, ``max(xs, key=...)``."""
+        func = node.func
+        receiver = func.value if isinstance(func, ast.Attribute) and func.attr == "sort" and not node.args else None
+        sort_method = receiver is not None
+        builtin = None if sort_method else ctx.builtin(func)
+        if not sort_method and builtin not in ("sorted", "max", "min"):
+            return False
+        if receiver is not None and not _python_list(ctx.kind(receiver)):  # t.sort() is torch.sort
+            return False
+        key = next((k.value for k in node.keywords if k.arg == "key"), None)
+        if key is None:
+            if receiver is None or not _tensors_in_container(ctx.kind(receiver)):
+                return False
+            message = "`list.sort()` compares tensors in Python to order them: breaks the graph in both modes (GB0207)"
+            ctx.report(node, f"{message}; use `torch.sort` on a stacked tensor", gb_ids=("GB0207",))
+            return True
+        if not isinstance(key, ast.Lambda):
+            return False
+        keyed = ctx.kind(key.body)
+        spelled = "`list.sort()`" if sort_method else f"`{builtin}()`"
+        argsort = "use `torch.argsort` over the stacked keys"
+        if builtin in ("max", "min") and is_data(keyed):
+            message = f"{spelled} with a key that returns a tensor compares tensors in Python: breaks the graph in both modes (GB0193)"
+            ctx.report(node, f"{message}; use `torch.argmax`/`torch.argmin` over the stacked keys", gb_ids=("GB0193",))
+        elif builtin not in ("max", "min") and is_data(keyed):
+            message = f"{spelled} with a key that returns a tensor orders by tensor values in Python: breaks the graph in both modes (GB0207)"
+            ctx.report(node, f"{message}; {argsort}", gb_ids=("GB0207",))
+        elif builtin not in ("max", "min") and is_data_scalar(keyed):
+            message = (
+                f"{spelled} with a key read back from tensor data (`.item()`): under `fullgraph=True` the keys are symbolic "
+                "and cannot be ordered (GB0207)"
+            )
+            ctx.report(node, f"{message}; {argsort}", breaks=(Mode.FULLGRAPH,), gb_ids=("GB0207",))
+        else:
+            return False
+        return True
+
+
+def _ordering_keywords_only(node: ast.Call) -> bool:
+    return bool(node.keywords) and all(k.arg in ("key", "reverse") for k in node.keywords) or (
+        not node.keywords and isinstance(node.func, ast.Attribute) and node.func.attr == "sort"
+    )
+
+
+def _python_list(kind: Kind) -> bool:
+    """A Python container (of tensors or values), not a tensor: ``xs.sort()`` is ``list.sort``."""
+    return bool(kind & Kind.CONTAINER) and not kind & (Kind.UNKNOWN | Kind.MODULE)
 
 
 def _classify(builtin: str, node: ast.Call, kinds: list[Kind], ctx: RuleContext) -> tuple[str, str, str] | None:

@@ -28,6 +28,7 @@ def builtin_name(evaluator: Evaluator, func: ast.expr) -> str | None:
 def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     evaluator.called.add(id(node.func))
     arg_kinds = [evaluator.kind(arg) for arg in node.args]
+    _bind_ordering_key(evaluator, node, arg_kinds)
     for keyword in node.keywords:
         evaluator.kind(keyword.value)
     aliased = function_aliases.held_functions(evaluator, node.func)
@@ -91,6 +92,27 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
     if callee & Kind.MODULE and not callee & Kind.UNKNOWN:
         return _module_output(evaluator, node)
     return Kind.UNKNOWN
+
+
+ORDERING_BUILTINS = frozenset({"sorted", "max", "min"})
+
+
+def _bind_ordering_key(evaluator: Evaluator, node: ast.Call, arg_kinds: list[Kind]) -> None:
+    """``sorted(xs, key=lambda t: ...)``, ``xs.sort(key=...)``, ``max(a, b, key=...)``: the
+    lambda's parameter is an element of what is ordered, so its body's kind is the key's."""
+    from compilelint.analysis.expressions import element_kind  # expressions imports this module
+
+    key = next((k.value for k in node.keywords if k.arg == "key"), None)
+    if not isinstance(key, ast.Lambda) or len(key.args.args) != 1 or not (node.args or isinstance(node.func, ast.Attribute)):
+        return
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "sort" and not node.args:
+        element = element_kind(evaluator.kind(node.func.value), node.func.value, evaluator)
+    elif builtin_name(evaluator, node.func) in ORDERING_BUILTINS and node.args:
+        one = len(node.args) == 1
+        element = element_kind(arg_kinds[0], node.args[0], evaluator) if one else K.join_all(arg_kinds)
+    else:
+        return
+    evaluator.lambda_params[id(key)] = element
 
 
 def _receiver_kind(evaluator: Evaluator, func: ast.Attribute) -> Kind:

@@ -117,6 +117,9 @@ class Evaluator:
         self.instances: dict[str, tuple[ClassInfo, ...]] = {}  # local name -> local classes it may hold
         self.built: dict[int, tuple[ClassInfo, ...]] = {}  # id(call) -> local classes that call may construct
         self.partials: dict[str, ast.Call] = {}  # local name -> the functools.partial(...) it holds
+        # id(lambda) -> the kind of its one parameter, where the call it is passed to says
+        # (``sorted(xs, key=lambda t: t.sum())``: an element of ``xs``)
+        self.lambda_params: dict[int, Kind] = {}
         # id(call) / local name -> imported classes that call may construct / the name may hold
         self.imported_built: dict[int, tuple[str, ...]] = {}
         self.called: set[int] = set()  # ids of the expressions calls call (``X.evaluate`` of ``X.evaluate(t)``)
@@ -381,7 +384,7 @@ class Evaluator:
         saved = dict(self.env)
         for arg in ast.walk(node.args):
             if isinstance(arg, ast.arg):
-                self.env[arg.arg] = Kind.UNKNOWN
+                self.env[arg.arg] = self.lambda_params.get(id(node), Kind.UNKNOWN)
         self.kind(node.body)
         self.env.clear()
         self.env.update(saved)
