@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 from compilelint.analysis.kinds import Kind, is_data
 from typing import TYPE_CHECKING
@@ -98,8 +99,11 @@ NUMPY_ARRAY_DRAWS: dict[str, int | None] = {
 }
 NUMPY_TRACED = frozenset({"numpy.random.seed", "numpy.random.shuffle"})
 # `with open(...)` also reports GB0142 "Unsupported context manager" on the same line
-BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059", "exec": "GB0059"}
+BUILTINS = {"open": "GB0059/GB0142", "input": "GB0059", "breakpoint": "GB0059", "exec": "GB0059", "globals": "GB0059"}
 COPY_FUNCTIONS = {"copy.deepcopy": "GB4198", "copy.copy": "GB0208"}
+# They deep-copy every field: a dataclass holding tensors breaks like copy.deepcopy of one
+DATACLASS_COPIES = frozenset({"dataclasses.asdict", "dataclasses.astuple"})
+CONTEXT_VAR_METHODS = frozenset({"get", "set", "reset"})
 # Calls whose skipping while compiled changes no value the program computes: only these get
 # the guard fix. Seeding and drawing Python/NumPy random numbers change later results, and
 # `random.shuffle` mutates its argument, so guarding them would change what is computed.
@@ -133,8 +137,10 @@ class UntraceableCall(Rule):
     Python's `random` functions, `numpy.random`, `uuid`, `os.getpid/urandom/system`,
     `subprocess`, `torch.manual_seed`, `bisect` functions, `json.dumps`/`loads`,
     `sys.getsizeof`, `torch.jit.isinstance` and `torch.jit.fork`, debugger entry points (`breakpoint()`,
-    `pdb.set_trace()`), `open()`, `input()`, `exec()`, and `copy.deepcopy`/`copy.copy` of tensors
-    and modules.
+    `pdb.set_trace()`), `open()`, `input()`, `exec()`, `globals()`, `copy.deepcopy`/`copy.copy`
+    of tensors and modules, `dataclasses.asdict`/`astuple` of a dataclass of this file with a
+    tensor field, `get`/`set`/`reset` of a module-level `contextvars.ContextVar`, and (on
+    Python 3.11) reading a `functools.cached_property` of the class on `self`.
 
     ## Why is this bad?
     These run C code or touch the outside world, which Dynamo refuses to trace. Measured
@@ -149,8 +155,14 @@ class UntraceableCall(Rule):
     built (GB0156), and each method called on one afterwards breaks again in the default
     mode (GB0008 for `SeedSequence.generate_state`, GB0156 for `RandomState.rand`); draws of an
     array (`np.random.rand(4, 8)`, `np.random.normal(0, 1, size=8)`) are traced into
-    torch ops and are not flagged. `exec()` breaks (GB0059); `eval()` of a constant string
-    compiled, so it is not flagged. A break that
+    torch ops and are not flagged. `exec()` and `globals()` break (GB0059); `eval()` of a
+    constant string, `locals()` and `vars(obj)` compiled, so they are not flagged.
+    `dataclasses.asdict`/`astuple` deep-copy each field, and a tensor field breaks as
+    `copy.deepcopy` does (GB4198; a dataclass of Python values is traced); the methods of a
+    `contextvars.ContextVar` are C methods Dynamo does not trace (GB0156). On Python 3.11
+    `functools.cached_property` computes its value under an `RLock`, a context manager
+    Dynamo cannot trace (GB0142 at the read, both modes, until the instance holds the
+    value); Python 3.12 dropped the lock. A break that
     hands a Python value to the resumed code (a timestamp, a random number) also
     recompiles on new values.
 
@@ -188,10 +200,21 @@ class UntraceableCall(Rule):
     message = "call that Dynamo cannot trace breaks the graph"
     gb_ids = ("GB0007", "GB0059", "GB0142", "GB0156", "GB0033", "GB0294", "GB4198", "GB0208")
     breaks = BOTH
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.Attribute)
     fix_applicability = Applicability.UNSAFE
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Attribute):
+            if _reads_cached_property(node, ctx):
+                ctx.report(
+                    node,
+                    f"reading the `functools.cached_property` `{node.attr}` runs its getter under the lock "
+                    "Python 3.11 takes there, a context manager Dynamo cannot trace: breaks the graph in both "
+                    "modes (GB0142); compute the value in `__init__`, or use a plain `@property`",
+                    gb_ids=("GB0142",),
+                    claim="CL107:functools.cached_property",
+                )
+            return
         assert isinstance(node, ast.Call)
         found = self._classify(node, ctx)
         if found is None:
@@ -199,6 +222,8 @@ class UntraceableCall(Rule):
         what, modes, gb_id = found
         statement = ctx.statement
         callee = ctx.builtin(node.func) or ctx.qualname(node.func) or "numpy.random generator method"
+        if what.endswith("of a `contextvars.ContextVar`"):  # named by the module's variable: claim the method
+            callee = f"contextvars.ContextVar.{getattr(node.func, 'attr', '')}"
         fixable = isinstance(statement, ast.Expr) and statement.value is node and callee in GUARDABLE
         ctx.report(
             node,
@@ -224,6 +249,9 @@ class UntraceableCall(Rule):
         if builtin in BUILTINS:
             return f"`{builtin}()`", BOTH, BUILTINS[builtin]
         name = ctx.qualname(node.func)
+        context_var = _context_var_method(node, ctx)
+        if context_var is not None:
+            return context_var
         if name is None:
             return _numpy_generator_method(node, ctx)
         if name.startswith("numpy.random."):
@@ -239,6 +267,8 @@ class UntraceableCall(Rule):
             if name == "copy.deepcopy":
                 # measured: torch 2.11 breaks on a deepcopy of a config dict (GB0179), 2.13 traces it
                 return f"`{name}()` of a Python object", (), "GB0179"
+        if name in DATACLASS_COPIES and node.args and _dataclass_with_tensors(node.args[0], ctx):
+            return f"`{name}()` of a dataclass holding tensors (it deep-copies them)", BOTH, "GB4198"
         return None
 
 
@@ -284,3 +314,72 @@ def _numpy_generator_method(node: ast.Call, ctx: RuleContext) -> tuple[str, tupl
             return f"`{holder}.{func.attr}()` of a NumPy generator (`{maker}()`)", (Mode.DEFAULT,), "GB0008/GB0156"
     return None
 
+
+def _context_var_method(node: ast.Call, ctx: RuleContext) -> tuple[str, tuple[Mode, ...], str] | None:
+    """``STATE.get()``/``.set(v)``/``.reset(token)`` of a module-level
+    ``STATE = contextvars.ContextVar(...)``: C methods Dynamo does not trace (GB0156 in both
+    modes, measured on torch 2.13)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in CONTEXT_VAR_METHODS):
+        return None
+    if ctx.evaluator is not None and func.value.id in ctx.evaluator.locals:
+        return None
+    value = ctx.index.assignments.get(func.value.id)
+    if isinstance(value, ast.Call) and ctx.index.qualname(value.func) == "contextvars.ContextVar":
+        return f"`{func.value.id}.{func.attr}()` of a `contextvars.ContextVar`", BOTH, "GB0156"
+    return None
+
+
+def _dataclass_with_tensors(argument: ast.expr, ctx: RuleContext) -> bool:
+    """An instance of a dataclass of this file with a field annotated as a tensor, built in
+    the call (``asdict(Output(x))``) or held by the name (``out = Output(x)``)."""
+    if isinstance(argument, ast.Name) and ctx.evaluator is not None:
+        built = ctx.evaluator.built_here.get(argument.id)
+        argument = built if built is not None else argument
+    if not (isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name)):
+        return False
+    cls = ctx.index.classes.get(argument.func.id)
+    return cls is not None and _is_tensor_dataclass(cls.node, ctx)
+
+
+def _is_tensor_dataclass(node: ast.ClassDef, ctx: RuleContext) -> bool:
+    if not any(name.rsplit(".", 1)[-1] == "dataclass" for name in ctx.index.decorator_names(node)):
+        return False
+    return any(isinstance(s, ast.AnnAssign) and "Tensor" in ast.unparse(s.annotation) for s in node.body)
+
+
+def _reads_cached_property(node: ast.Attribute, ctx: RuleContext) -> bool:
+    """The first ``self.name`` of a function where ``name`` is a ``functools.cached_property``
+    of the class or a local base (later reads find the value cached). Python 3.12 dropped the
+    lock (measured on 3.11, torch 2.13: GB0142 at the read in both modes, on an instance
+    whose value is not cached yet)."""
+    function = ctx.function
+    if sys.version_info >= (3, 12) or function is None or function.owner is None or function.is_static:
+        return False
+    if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name):
+        return False
+    parameters = function.node.args.posonlyargs + function.node.args.args
+    if not parameters or node.value.id != parameters[0].arg:
+        return False
+    if _is_cached_property(function.node, ctx):
+        return False  # its reads run when it does: in Python, after the read that broke
+    getter = function.owner.find_property(node.attr)
+    if getter is None or not _is_cached_property(getter.node, ctx):
+        return False
+    reads = [n for n in ast.walk(function.node) if isinstance(n, ast.Attribute) and _same_read(n, node)]
+    first = min(reads, key=lambda n: (n.lineno, n.col_offset))  # then the value is cached
+    return first is node
+
+
+def _is_cached_property(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> bool:
+    return any(name.endswith("cached_property") for name in ctx.index.decorator_names(function))
+
+
+def _same_read(candidate: ast.Attribute, read: ast.Attribute) -> bool:
+    return (
+        candidate.attr == read.attr
+        and isinstance(candidate.ctx, ast.Load)
+        and isinstance(candidate.value, ast.Name)
+        and isinstance(read.value, ast.Name)
+        and candidate.value.id == read.value.id
+    )

@@ -68,6 +68,12 @@ def load_module(path: Path) -> ModuleType:
     return module
 
 
+def rebuilt(module: ModuleType, name: str) -> Any:
+    """A fresh callable from the target ``name``: each mode compiles a model of its own, as a
+    user's would be (state a first run leaves behind, a cached property, is not shared)."""
+    return getattr(module, name)()[0]
+
+
 def targets(module: ModuleType) -> Iterator[tuple[str, Any, list[Any]]]:
     """(name, callable, input sets) for every ``target_*`` function of a fixture module."""
     for name in sorted(vars(module)):

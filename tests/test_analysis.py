@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from functools import reduce
 from pathlib import Path
 
@@ -450,3 +451,83 @@ def test_a_name_keeps_the_imported_classes_of_every_branch() -> None:
     for state in analysis.regions():
         analysis.interpret(state, visitor=Instances())
     assert held == {9: ("pkg.Linear", "pkg.Cubic"), 14: ("pkg.Cache",)}
+
+
+def test_reading_a_property_on_self_runs_its_getter() -> None:
+    """``self.temperature`` of a ``@property`` (of the class or a local base) is a call of
+    the getter: the getter joins the region with the caller in its chain, and the read has
+    the getter's kind. A later ``@temperature.setter`` def does not hide the getter; a
+    plain attribute of the same name in a subclass's ``__init__`` is no property read."""
+    source = (
+        "import torch\n"
+        "class Base(torch.nn.Module):\n"
+        "    @property\n"
+        "    def temperature(self):\n"
+        "        return self.log_t.exp()\n"
+        "    @temperature.setter\n"
+        "    def temperature(self, value):\n"
+        "        print(value)\n"
+        "class Net(Base):\n"
+        "    def forward(self, x):\n"
+        "        t = self.temperature\n"
+        "        return x / t\n"
+    )
+    index = build_index(ast.parse(source), find_compile_calls=True)
+    getter = index.classes["Net"].find_property("temperature")
+    assert getter is not None and getter.node.lineno == 4
+    assert index.classes["Net"].find_property("forward") is None
+    analysis = RegionAnalysis(index)
+    analysis.run()
+    chains = {state.info.qualname: state.chain for state in analysis.regions()}
+    assert chains["Base.temperature"] == ("Net.forward", "Base.temperature")
+    assert "Base.temperature.setter" not in chains and all(".setter" not in name for name in chains)
+    kinds: dict[int, Kind] = {}
+
+    class Reads:
+        def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:
+            if isinstance(stmt, ast.Assign):
+                kinds[stmt.lineno] = evaluator.kind(stmt.value)
+
+    for state in analysis.regions():
+        if state.info.qualname == "Net.forward":
+            analysis.interpret(state, visitor=Reads())
+    assert kinds[11] & Kind.TENSOR
+
+
+def test_a_sort_key_lambda_sees_the_elements_it_orders() -> None:
+    from compilelint.engine import lint_source
+
+    source = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    rows = list(x.unbind(0))\n"
+        "    a = sorted(rows, key=lambda r: r.sum())\n"
+        "    b = sorted(rows, key=lambda r: r.shape[0])\n"
+        "    c = sorted([3, 1], key=lambda v: -v)\n"
+        "    return a, b, c\n"
+    )
+    assert [(f.code, f.line) for f in lint_source(source, "m.py").findings] == [("CL122", 5)]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 dropped cached_property's lock")
+def test_only_the_first_read_of_a_cached_property_breaks() -> None:
+    """The first read caches the value; reads inside a cached_property's own getter run in
+    Python after the read that broke (chameleon's ``img2bpe_mapping_tensor`` reads
+    ``self.img2bpe`` twice)."""
+    from compilelint.engine import lint_source
+
+    source = (
+        "import functools\nimport torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    @functools.cached_property\n"
+        "    def table(self):\n"
+        "        return {k: 2 * k for k in self.keys}\n"
+        "    @functools.cached_property\n"
+        "    def size(self):\n"
+        "        return max(self.table) + len(self.table)\n"
+        "    def forward(self, x):\n"
+        "        return x * self.size + self.size + len(self.table)\n"
+    )
+    found = [(f.line, f.column) for f in lint_source(source, "m.py").findings if f.code == "CL107"]
+    assert found == [(11, 20), (11, 48)]
