@@ -1,0 +1,163 @@
+"""CL140: a tensor formatted into text (f-string, `str.format`, `%`, `format()`) in compiled code."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from compilelint.analysis.kinds import Kind, is_data
+from compilelint.context import RuleContext
+from compilelint.findings import Mode
+from compilelint.registry import Rule
+
+BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+# Calls whose text other rules already flag (CL101 print, CL102 logging and warnings): the
+# same line breaks once, so the formatting of their arguments is not reported again.
+OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write"})
+# `%` conversions that read a number: the tensor is read back as a Python value.
+NUMBER_CONVERSIONS = frozenset("dioxXeEfFgGc")
+
+
+class TensorFormattedAsText(Rule):
+    """Checks for tensors formatted into strings inside compiled code.
+
+    ## What it does
+    Flags, inside a compiled region, a tensor (or a list or tuple of tensors) formatted into
+    text where Dynamo needs its values at once: the right operand of `%` on a string
+    (`"loss=%.3f" % loss`), `format(t, spec)`, and an f-string field with `!r`. Formatting
+    inside `print`, logging and `warnings.warn` calls is left to CL101/CL102, and messages of
+    `raise` and `assert` (built only when the check fails) are left alone.
+
+    ## Why is this bad?
+    Text needs the tensor's values, which a graph does not have. Measured on torch 2.13
+    (backend eager), each form breaks the graph in the default mode (and with
+    `dynamic=True`) and makes `fullgraph=True` fail: `"%s" % t` and `"%r" % t` return a
+    non-tensor from a torch op (GB0208), a tuple after `%` is not traced (GB0059),
+    `%d`/`%f` read the value back as a number (GB0033), and `f"{t!r}"` calls the tensor's
+    repr (GB0569). `format(t, ".2f")` is worse: the compile itself fails
+    (InternalTorchDynamoError "TensorVariable() is not a constant") in every mode.
+    A plain f-string field or `str.format` argument is formatted lazily on 2.13: storing or
+    returning the text is traced, and only using it in the compiled code (`len`, a string
+    method, `+`) breaks, where the use is. Sizes, dtypes and devices format as usual.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            self.last = "mean=%.3f" % x.mean()
+            return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            self.last_mean = x.mean().detach()
+            return x * 2
+    ```
+    Keep the tensor and format it outside the compiled code, or format only what the
+    graph knows (shapes, dtypes).
+
+    ## Fix safety
+    No automatic fix: where the text goes decides what to keep.
+    """
+
+    code = "CL140"
+    name = "tensor-formatted-as-text"
+    message = "formatting a tensor as text needs its values: breaks the graph in both modes (GB0208)"
+    gb_ids = ("GB0569", "GB0208", "GB0059", "GB0033")
+    breaks = BOTH
+    nodes = (ast.FormattedValue, ast.Call, ast.BinOp)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if ctx.function is None or _in_output_or_failure(node, ctx):
+            return
+        if isinstance(node, ast.FormattedValue):
+            self._field(node, ctx)
+        elif isinstance(node, ast.Call):
+            self._call(node, ctx)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_text(node.left):
+            self._percent(node, ctx)
+
+    def _field(self, node: ast.FormattedValue, ctx: RuleContext) -> None:
+        if node.conversion == ord("r") and _holds_tensor(ctx.kind(node.value)):
+            ctx.report(
+                node.value,
+                "`!r` of a tensor calls its repr, which needs its values: breaks the graph in both modes (GB0569); "
+                "format it outside the compiled code",
+                gb_ids=("GB0569",),
+            )
+
+    def _call(self, node: ast.Call, ctx: RuleContext) -> None:
+        if ctx.builtin(node.func) == "format" and node.args and is_data(ctx.kind(node.args[0])):
+            ctx.report(
+                node,
+                "`format()` of a tensor makes the compile itself fail in every mode (InternalTorchDynamoError: "
+                "TensorVariable() is not a constant), not just break the graph; format it outside the compiled code",
+                gb_ids=(),
+            )
+
+    def _percent(self, node: ast.BinOp, ctx: RuleContext) -> None:
+        right = node.right
+        if isinstance(right, ast.Tuple):
+            if any(_holds_tensor(ctx.kind(e)) for e in right.elts):
+                ctx.report(
+                    node,
+                    "`%` formatting of a tuple holding a tensor is not traced: breaks the graph in both modes "
+                    "(GB0059); format it outside the compiled code",
+                    gb_ids=("GB0059",),
+                )
+            return
+        if not is_data(ctx.kind(right)):
+            return
+        conversions = _conversions(node.left)
+        if conversions and conversions <= NUMBER_CONVERSIONS:
+            ctx.report(
+                node,
+                "`%` formatting of a tensor as a number reads its value back in Python: a data-dependent operator "
+                "that breaks the graph in both modes (GB0033); format it outside the compiled code",
+                gb_ids=("GB0033",),
+            )
+        elif conversions:
+            ctx.report(
+                node,
+                "`%` formatting of a tensor as text needs its values: breaks the graph in both modes (GB0208); "
+                "format it outside the compiled code",
+                gb_ids=("GB0208",),
+            )
+
+
+def _holds_tensor(kind: Kind) -> bool:
+    """A tensor, or a list or tuple of tensors, on every path we can see."""
+    if kind & Kind.CONTAINER:
+        return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR)
+    return is_data(kind)
+
+
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Constant, ast.JoinedStr)) and (not isinstance(node, ast.Constant) or isinstance(node.value, str))
+
+
+def _conversions(template: ast.expr) -> frozenset[str]:
+    """The conversion letters of a literal `%` template (`"%.2f and %s"`: f, s)."""
+    if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+        return frozenset()
+    return frozenset(letter for letter in _CONVERSION.findall(template.value) if letter != "%")
+
+
+_CONVERSION = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([a-zA-Z%])")
+
+
+def _in_output_or_failure(node: ast.AST, ctx: RuleContext) -> bool:
+    """Inside a `print`/logging/`warn` call, a `raise` or an `assert` message."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.Raise) or isinstance(parent, ast.Assert) and child is parent.msg:
+            return True
+        if isinstance(parent, ast.Call) and child is not parent.func:
+            func = parent.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in OUTPUT_CALLS:
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
