@@ -6,10 +6,15 @@ import ast
 
 from compilelint.analysis.class_attributes import is_reset_while_running
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.module_index import FunctionInfo
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
 CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "update", "setdefault", "clear", "remove"})
+GROWING = frozenset({"append", "extend", "insert"})
+SHRINKING = frozenset({"pop", "clear", "remove"})
+# What builds a plain Python list or deque: an attribute holding one is guarded on its length
+LIST_BUILDERS = frozenset({"list", "collections.deque", "deque"})
 
 
 class AttributeMutation(Rule):
@@ -18,15 +23,19 @@ class AttributeMutation(Rule):
     ## What it does
     Flags, inside a compiled region, read-modify-write updates of Python values kept on
     the module or in globals: `self.step += 1`, `self.count = self.count + 1`,
-    `self.stats["n"] += 1`, `self.history.append(...)`, and `global n; n += 1`. Updates of
-    tensor attributes (registered buffers and parameters, `self.buf += x`) are not flagged.
+    `self.stats["n"] += 1`, `self.history.append(...)`, and `global n; n += 1`. A list the
+    class sets up (`self.states = []`, `list()`, a deque) and compiled code grows is flagged
+    whatever it holds, tensors too, unless the same function sets it afresh or pops it back.
+    Updates of tensor attributes (registered buffers and parameters, `self.buf += x`) are
+    not flagged.
 
     ## Why is this bad?
     Dynamo reads the Python value while tracing, installs a guard on it
     (`self.step == 3`), and replays the update after the graph. The next call sees a new
     value, the guard fails and the function is compiled again. Measured on torch 2.13:
     a counter attribute, a global counter, a dict counter and a list that grows each
-    recompile on every call (6 calls, 6 graphs) until the recompile limit (8) sends the
+    (of numbers or of detached tensors: the guard is on its length) recompile on every call
+    (6 calls, 6 graphs) until the recompile limit (8) sends the
     function to eager for good. Writing an attribute that is never read (`self.cache = x`)
     does not recompile and is not flagged.
 
@@ -78,7 +87,7 @@ class AttributeMutation(Rule):
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
             if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx) and not _per_call_object(ctx):
-                if ctx.kind(receiver) == Kind.STATIC:
+                if ctx.kind(receiver) == Kind.STATIC or _grows_a_python_container(node, receiver, ctx):
                     ctx.report(node, f"`{ast.unparse(receiver)}.{node.func.attr}()` changes a container Dynamo guards on (its length): recompiles every call")
 
     def _check_target(self, target: ast.expr, node: ast.stmt, ctx: RuleContext) -> None:
@@ -173,3 +182,40 @@ def _per_call_object(ctx: RuleContext) -> bool:
     """A class compiled code constructs (a cache built in forward) keeps state for one call."""
     owner = ctx.function.owner if ctx.function is not None else None
     return owner is not None and ctx.built_in_compiled_code(owner)
+
+
+
+def _grows_a_python_container(call: ast.Call, receiver: ast.expr, ctx: RuleContext) -> bool:
+    """``self.history.append(x.detach())`` where a method of the class sets ``self.history``
+    to a list (``[]``, ``list()``, a deque), whatever it holds, and this function neither sets
+    it afresh nor shrinks it again (``pop``/``clear``/``remove``: a stack may keep its length).
+    Measured on torch 2.13: a list of tensors or of floats grown each call recompiles every
+    call (guards ``not self.history``, then ``len(self.history) == n``)."""
+    function, owner = ctx.function, ctx.function.owner if ctx.function is not None else None
+    grows = isinstance(call.func, ast.Attribute) and call.func.attr in GROWING
+    if function is None or owner is None or not isinstance(receiver, ast.Attribute) or not grows:
+        return False
+    if _sets_a_list(function, receiver.attr, ctx) or _reset_each_call(receiver, ctx):
+        return False  # a list of this call's own
+    if not any(_sets_a_list(method, receiver.attr, ctx) for cls in owner.mro() for method in cls.methods.values()):
+        return False
+    return not any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in SHRINKING and _same(receiver, n.func.value)
+        for n in ast.walk(function.node)
+    )
+
+
+def _sets_a_list(method: FunctionInfo, attr: str, ctx: RuleContext) -> bool:
+    args = method.node.args.posonlyargs + method.node.args.args
+    if method.is_static or not args:
+        return False
+    for node in ast.walk(method.node):
+        if not isinstance(node, ast.Assign):
+            continue
+        self_name = args[0].arg
+        stored = any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and t.value.id == self_name for t in node.targets)
+        value = node.value
+        built = isinstance(value, ast.Call) and (ctx.index.qualname(value.func) or "") in LIST_BUILDERS
+        if stored and (isinstance(value, ast.List) or built):
+            return True
+    return False
