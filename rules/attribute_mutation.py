@@ -25,7 +25,8 @@ class AttributeMutation(Rule):
     the module or in globals: `self.step += 1`, `self.count = self.count + 1`,
     `self.stats["n"] += 1`, `self.history.append(...)`, and `global n; n += 1`. A list the
     class sets up (`self.states = []`, `list()`, a deque) and compiled code grows is flagged
-    whatever it holds, tensors too, unless the same function sets it afresh or pops it back.
+    whatever it holds, tensors too, unless the same function sets it afresh, pops it back, or
+    sets a flag to `True` (a one-time setup: `self.hook_registered = True`).
     Updates of tensor attributes (registered buffers and parameters, `self.buf += x`) are
     not flagged.
 
@@ -87,7 +88,8 @@ class AttributeMutation(Rule):
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
             if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx) and not _per_call_object(ctx):
-                if ctx.kind(receiver) == Kind.STATIC or _grows_a_python_container(node, receiver, ctx):
+                one_time = ctx.function is not None and _sets_a_flag(ctx.function)
+                if not one_time and (ctx.kind(receiver) == Kind.STATIC or _grows_a_python_container(node, receiver, ctx)):
                     ctx.report(node, f"`{ast.unparse(receiver)}.{node.func.attr}()` changes a container Dynamo guards on (its length): recompiles every call")
 
     def _check_target(self, target: ast.expr, node: ast.stmt, ctx: RuleContext) -> None:
@@ -202,6 +204,18 @@ def _grows_a_python_container(call: ast.Call, receiver: ast.expr, ctx: RuleConte
     return not any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in SHRINKING and _same(receiver, n.func.value)
         for n in ast.walk(function.node)
+    )
+
+
+def _sets_a_flag(function: FunctionInfo) -> bool:
+    """``self.<flag> = True`` in the function: a one-time setup, run behind a test of that
+    flag (``self.hooks.append(h)`` then ``self.hook_registered = True``)."""
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is True
+        and any(isinstance(t, ast.Attribute) for t in node.targets)
+        for node in ast.walk(function.node)
     )
 
 
