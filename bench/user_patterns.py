@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/user_patterns.py            # every part, a table at the end
     .venv/bin/python bench/user_patterns.py everyday   # one part
+    .venv/bin/python bench/user_patterns.py --misses   # also list what was not flagged
 
 Each part of bench/user_patterns/ is model code of the kind users write (not reduced from
 any package the zoo records) with a targets file; `compilelint verify --dynamic` compiles
@@ -39,6 +40,17 @@ def verify(part: str) -> dict[str, Any]:
         return json.loads(out.read_text())
 
 
+def misses(part: str, report: dict[str, Any]) -> list[str]:
+    lines = []
+    for target in report["targets"]:
+        for missed in target["missed"]:
+            lines.append(f"{part}: {target['target']} {missed['path']}:{missed['line']} {missed['gb_id']} ({', '.join(missed['modes'])})")
+        lines += [f"{part}: {target['target']} recompile not predicted: {reason}" for reason in target["recompiles"]["missed"]]
+        if target["status"] != "ok":
+            lines.append(f"{part}: {target['target']} {target['status']}: {target['detail'][:120]}")
+    return lines
+
+
 def tally(report: dict[str, Any]) -> dict[str, int]:
     sites: set[tuple[str, int, str]] = set()
     flagged: set[tuple[str, int, str]] = set()
@@ -58,14 +70,20 @@ def tally(report: dict[str, Any]) -> dict[str, int]:
     return {"break sites": len(sites), "flagged": len(flagged), **counts}
 
 
-def main(parts: list[str]) -> None:
-    rows = {part: tally(verify(part)) for part in parts}
+def main(parts: list[str], list_misses: bool) -> None:
+    reports = {part: verify(part) for part in parts}
+    rows = {part: tally(report) for part, report in reports.items()}
     columns = ["break sites", "flagged", "not reproduced", "recompiles missed", "failed targets"]
     print("| part | " + " | ".join(columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for part, row in rows.items():
         print(f"| {part} | " + " | ".join(str(row[c]) for c in columns) + " |")
+    if list_misses:
+        print()
+        for part, report in reports.items():
+            print("\n".join(misses(part, report)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(PARTS))
+    arguments = [a for a in sys.argv[1:] if a != "--misses"]
+    main(arguments or list(PARTS), "--misses" in sys.argv[1:])

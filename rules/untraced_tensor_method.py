@@ -28,9 +28,10 @@ class UntracedTensorMethod(Rule):
     ## What it does
     Flags, inside a compiled region: `t.apply_(fn)`, `t.map_(other, fn)` and
     `t.map2_(a, b, fn)`; `t.random_(...)`; `t.retain_grad()`; `t.storage()`; a method
-    called on `t.untyped_storage()` (`.nbytes()`, `.data_ptr()`); a comparison of the data
-    pointers of two different tensors (`a.data_ptr() == b.data_ptr()`); and a read of
-    `t.grad_fn`, which breaks only when the tensor has one (it requires grad).
+    called on `t.untyped_storage()` (`.nbytes()`, `.data_ptr()`); a data pointer compared
+    with anything but the pointer of the same tensor (`a.data_ptr() == b.data_ptr()`,
+    `t.data_ptr() == 0`), ordered or used in arithmetic (`t.data_ptr() % 16`); and a read
+    of `t.grad_fn`, which breaks only when the tensor has one (it requires grad).
 
     ## Why is this bad?
     Each needs the real tensor, not the fake one Dynamo traces with. Measured on torch
@@ -39,7 +40,8 @@ class UntracedTensorMethod(Rule):
     (GB0055 "Failed to convert args/kwargs to proxy"), `random_` (GB0107), `retain_grad`
     (GB0108), `storage()` (GB0208), methods of an untyped storage (GB0156), data pointer
     comparisons (GB5976: traced only when both sides are the same tensor; a view of it
-    already breaks), and `grad_fn` of a tensor that has one (GB0104). Taking
+    already breaks), ordering and arithmetic on a data pointer (GB0088: Dynamo raises
+    inside), and `grad_fn` of a tensor that has one (GB0104). Taking
     `t.untyped_storage()` or `t.data_ptr()` without using it further is traced.
 
     ## Example
@@ -68,9 +70,9 @@ class UntracedTensorMethod(Rule):
     code = "CL141"
     name = "untraced-tensor-method"
     message = "Dynamo does not trace this tensor method: breaks the graph in both modes"
-    gb_ids = ("GB0055", "GB0107", "GB0108", "GB0208", "GB0156", "GB5976", "GB0104")
+    gb_ids = ("GB0055", "GB0107", "GB0108", "GB0208", "GB0156", "GB5976", "GB0088", "GB0104")
     breaks = BOTH
-    nodes = (ast.Call, ast.Compare, ast.Attribute)
+    nodes = (ast.Call, ast.Compare, ast.BinOp, ast.Attribute)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if ctx.function is None:
@@ -79,6 +81,8 @@ class UntracedTensorMethod(Rule):
             self._method(node, ctx)
         elif isinstance(node, ast.Compare):
             self._pointers(node, ctx)
+        elif isinstance(node, ast.BinOp) and any(_pointer_of(operand, ctx) is not None for operand in (node.left, node.right)):
+            _report_pointer_arithmetic(node, ctx)
         elif isinstance(node, ast.Attribute) and node.attr == "grad_fn" and isinstance(node.ctx, ast.Load):
             if is_data(ctx.kind(node.value)):
                 ctx.report(
@@ -106,19 +110,36 @@ class UntracedTensorMethod(Rule):
             ctx.report(node, f"`.{func.attr}()` {why}: breaks the graph in both modes ({gb_id})", gb_ids=(gb_id,))
 
     def _pointers(self, node: ast.Compare, ctx: RuleContext) -> None:
-        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        if len(node.ops) != 1:
             return
-        left, right = (_pointer_of(e, ctx) for e in (node.left, node.comparators[0]))
-        if left is None or right is None or ast.dump(left) == ast.dump(right):
+        left, right = node.left, node.comparators[0]
+        pointers = [_pointer_of(e, ctx) for e in (left, right)]
+        if pointers == [None, None]:
+            return
+        if not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            _report_pointer_arithmetic(node, ctx)
+            return
+        first, second = pointers
+        if first is not None and second is not None and ast.dump(first) == ast.dump(second):
             return  # the same tensor on both sides is traced
-        both_inputs = all(isinstance(e, ast.Name) and ctx.kind(e) & Kind.TENSOR and _is_parameter(e, ctx) for e in (left, right))
+        both_inputs = all(isinstance(e, ast.Name) and ctx.kind(e) & Kind.TENSOR and _is_parameter(e, ctx) for e in pointers if e is not None)
         ctx.report(
             node,
-            "comparing the data pointers of two tensors breaks the graph in both modes unless both are the same "
-            "tensor (GB5976; a view of it already breaks); compare the tensors with `is`",
+            "comparing a tensor's data pointer breaks the graph in both modes unless both sides are the pointer "
+            "of the same tensor (GB5976; a view of it already breaks); compare the tensors with `is`",
             gb_ids=("GB5976",),
-            only_when=("the two inputs are different tensors",) if both_inputs else (),
+            only_when=("the two inputs are different tensors",) if both_inputs and None not in pointers else (),
         )
+
+
+
+def _report_pointer_arithmetic(node: ast.AST, ctx: RuleContext) -> None:
+    ctx.report(
+        node,
+        "ordering or arithmetic on a tensor's data pointer (an alignment check, `ptr % 16`) raises inside "
+        "Dynamo: breaks the graph in both modes (GB0088); check alignment outside the compiled code",
+        gb_ids=("GB0088",),
+    )
 
 
 def _is_tensor(kind: Kind) -> bool:
