@@ -1,0 +1,87 @@
+"""CL205: `id()` of a tensor the compiled function receives: a guard on the object itself."""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.analysis.kinds import is_data
+from compilelint.context import RuleContext
+from compilelint.registry import Rule
+
+
+class IdOfInput(Rule):
+    """Checks for `id()` of a tensor argument of a compiled function.
+
+    ## What it does
+    Flags `id(x)` in a `forward` or `@torch.compile` function that Dynamo starts at, where
+    `x` is one of its tensor parameters and the function never rebinds it. (The same
+    through a helper that receives the argument unchanged recompiles too, but is not seen.)
+
+    ## Why is this bad?
+    Dynamo evaluates `id(x)` while tracing, so the compiled code is only valid for that
+    very object: it guards on the object's identity (`___check_obj_id(x, ...)`). Every call
+    with a new tensor fails the guard and compiles again, until the recompile limit (8)
+    sends the function to eager for good. Measured on torch 2.13 (backend eager): 6 calls
+    with new tensors, 5 recompiles, in the default mode and with `fullgraph=True`; `id()` of
+    a tensor computed inside the compiled code, or of a parameter (`id(self.weight)`),
+    compiles once.
+
+    ## Example
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            cache = {id(x): x * 2}
+            return cache[id(x)]
+    ```
+
+    ## Use instead
+    ```python
+    class Net(nn.Module):
+        def forward(self, x):
+            doubled = x * 2
+            return doubled
+    ```
+    Key caches by something the graph knows (a name, a layer index, a shape), or keep
+    identity-keyed caches outside the compiled code.
+
+    ## Fix safety
+    No automatic fix: what the identity keyed decides how to replace it.
+    """
+
+    code = "CL205"
+    name = "id-of-input"
+    message = "`id()` of an input tensor: Dynamo guards on the object and recompiles for every new tensor"
+    breaks = ()
+    nodes = (ast.Call,)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        if ctx.function is None or len(ctx.region) != 1 or ctx.builtin(node.func) != "id" or len(node.args) != 1:
+            return
+        argument = node.args[0]
+        if not isinstance(argument, ast.Name) or not is_data(ctx.kind(argument)):
+            return
+        function = ctx.function.node
+        parameters = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+        if not any(p.arg == argument.id for p in parameters) or _rebound(function, argument.id):
+            return
+        ctx.report(
+            node,
+            f"`id({argument.id})` of a tensor the compiled function receives: Dynamo guards on that very object "
+            "and recompiles for every new tensor, until the recompile limit sends it to eager; key by something "
+            "the graph knows, or keep the lookup outside the compiled code",
+        )
+
+
+def _rebound(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether the function assigns ``name`` anywhere (then it may hold a computed tensor)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name for target in targets for n in ast.walk(target)):
+            return True
+    return False
