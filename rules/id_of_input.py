@@ -14,7 +14,8 @@ class IdOfInput(Rule):
 
     ## What it does
     Flags `id(x)` in a `forward` or `@torch.compile` function that Dynamo starts at, where
-    `x` is one of its tensor parameters and the function never rebinds it. (The same
+    `x` is one of its tensor parameters and the function never rebinds it, at the first
+    such call (where Dynamo installs the guard). (The same
     through a helper that receives the argument unchanged recompiles too, but is not seen.)
 
     ## Why is this bad?
@@ -65,12 +66,23 @@ class IdOfInput(Rule):
         parameters = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
         if not any(p.arg == argument.id for p in parameters) or _rebound(function, argument.id):
             return
+        if _first_id_call(function, argument.id) is not node:
+            return  # the guard is installed where Dynamo first evaluates it
         ctx.report(
             node,
             f"`id({argument.id})` of a tensor the compiled function receives: Dynamo guards on that very object "
             "and recompiles for every new tensor, until the recompile limit sends it to eager; key by something "
             "the graph knows, or keep the lookup outside the compiled code",
         )
+
+
+def _first_id_call(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.Call | None:
+    calls = [
+        n for n in ast.walk(function)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "id"
+        and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name
+    ]  # fmt: skip
+    return min(calls, key=lambda n: (n.lineno, n.col_offset), default=None)
 
 
 def _rebound(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
