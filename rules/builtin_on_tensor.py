@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.kinds import Kind, is_data, is_data_scalar, is_shape
+from compilelint.analysis.kinds import Kind, is_data, is_data_scalar, is_shape, is_tensor_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -99,7 +99,7 @@ class BuiltinOnTensor(Rule):
             return False
         key = next((k.value for k in node.keywords if k.arg == "key"), None)
         if key is None:
-            if receiver is None or not _tensors_in_container(ctx.kind(receiver)):
+            if receiver is None or not is_tensor_container(ctx.kind(receiver)):
                 return False
             message = "`list.sort()` compares tensors in Python to order them: breaks the graph in both modes (GB0207)"
             ctx.report(node, f"{message}; use `torch.sort` on a stacked tensor", gb_ids=("GB0207",))
@@ -141,14 +141,14 @@ def _classify(builtin: str, node: ast.Call, kinds: list[Kind], ctx: RuleContext)
     if builtin in ("any", "all") and len(kinds) == 1:
         if is_data(kinds[0]) and not ctx.in_test_position(node):  # `if any(t):` is CL103's
             return "GB0170", "takes the truth of each tensor element in Python", f"`t.{builtin}()`"
-        if _tensors_in_container(kinds[0]):
+        if is_tensor_container(kinds[0]):
             # a generator also fails to be rebuilt for the resumed code (GB8335, measured)
             gb_id = "GB0170/GB8335" if isinstance(node.args[0], ast.GeneratorExp) else "GB0170"
             return gb_id, "takes the truth of tensors in Python", f"`torch.stack(...).{builtin}()`"
     if builtin == "sorted" and len(kinds) == 1:
         if is_data(kinds[0]):
             return "GB0059", "is not traced on a tensor", "`torch.sort(t).values`"
-        if _tensors_in_container(kinds[0]):
+        if is_tensor_container(kinds[0]):
             return "GB0207", "compares tensors in Python to order them", "`torch.sort` on a stacked tensor"
     if builtin == "pow" and any(is_data(kind) for kind in kinds):
         return "GB0059", "is not traced with a tensor", "`x ** n` or `torch.pow`"
@@ -161,10 +161,3 @@ def _classify(builtin: str, node: ast.Call, kinds: list[Kind], ctx: RuleContext)
             f"`torch.clamp(t, {clamp}=size)`",
         )
     return None
-
-
-def _tensors_in_container(kind: Kind) -> bool:
-    """A list, tuple or generator whose elements are all tensors we can see."""
-    return bool(kind & Kind.CONTAINER and kind & Kind.TENSOR) and not kind & (
-        Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR
-    )

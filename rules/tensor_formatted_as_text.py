@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.kinds import Kind, is_data, is_tensor_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -129,13 +129,11 @@ class TensorFormattedAsText(Rule):
 
 def _holds_tensor(kind: Kind) -> bool:
     """A tensor, or a list or tuple of tensors, on every path we can see."""
-    if kind & Kind.CONTAINER:
-        return bool(kind & Kind.TENSOR) and not kind & (Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR)
-    return is_data(kind)
+    return is_tensor_container(kind) if kind & Kind.CONTAINER else is_data(kind)
 
 
 def _is_text(node: ast.expr) -> bool:
-    return isinstance(node, (ast.Constant, ast.JoinedStr)) and (not isinstance(node, ast.Constant) or isinstance(node.value, str))
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _conversions(template: ast.expr) -> frozenset[str]:

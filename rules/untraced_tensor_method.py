@@ -122,15 +122,16 @@ class UntracedTensorMethod(Rule):
         first, second = pointers
         if first is not None and second is not None and ast.dump(first) == ast.dump(second):
             return  # the same tensor on both sides is traced
-        both_inputs = all(isinstance(e, ast.Name) and ctx.kind(e) & Kind.TENSOR and _is_parameter(e, ctx) for e in pointers if e is not None)
+        both_inputs = first is not None and second is not None and all(
+            isinstance(e, ast.Name) and _is_parameter(e, ctx) for e in (first, second)
+        )
         ctx.report(
             node,
             "comparing a tensor's data pointer breaks the graph in both modes unless both sides are the pointer "
             "of the same tensor (GB5976; a view of it already breaks); compare the tensors with `is`",
             gb_ids=("GB5976",),
-            only_when=("the two inputs are different tensors",) if both_inputs and None not in pointers else (),
+            only_when=("the two inputs are different tensors",) if both_inputs else (),
         )
-
 
 
 def _report_pointer_arithmetic(node: ast.AST, ctx: RuleContext) -> None:

@@ -160,6 +160,13 @@ def arithmetic(*kinds: Kind) -> Kind:
     return result
 
 
+def is_tensor_container(kind: Kind) -> bool:
+    """A list, tuple or generator whose elements are all tensors we can see."""
+    return bool(kind & Kind.CONTAINER and kind & Kind.TENSOR) and not kind & (
+        Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.DATA_SCALAR
+    )
+
+
 def is_data_sized(kind: Kind) -> bool:
     """A tensor whose length, or a size whose value, comes from the data (unbacked)."""
     return bool(kind & Kind.DATA_SIZED) and (is_data(kind) or is_shape(kind))
