@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.class_attributes import is_reset_while_running
+from compilelint.analysis.eager_code import happens_with_its_block
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import FunctionInfo
 from compilelint.context import RuleContext
@@ -25,8 +26,10 @@ class AttributeMutation(Rule):
     the module or in globals: `self.step += 1`, `self.count = self.count + 1`,
     `self.stats["n"] += 1`, `self.history.append(...)`, and `global n; n += 1`. A list the
     class sets up (`self.states = []`, `list()`, a deque) and compiled code grows is flagged
-    whatever it holds, tensors too, unless the same function sets it afresh, pops it back, or
-    sets a flag to `True` (a one-time setup: `self.hook_registered = True`).
+    whatever it holds, tensors too, unless the same function sets it afresh or pops it back.
+    A container changed only in an `if` arm (`if key not in self.seen:`, a new key) or in a
+    one-time setup (a function that also sets a flag to `True`, `self.hook_registered =
+    True`) is not flagged: it stops changing once the key is seen or the flag set.
     Updates of tensor attributes (registered buffers and parameters, `self.buf += x`) are
     not flagged.
 
@@ -88,8 +91,7 @@ class AttributeMutation(Rule):
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
             if node.func.attr in CONTAINER_MUTATORS and _self_attribute(receiver, ctx) and not _per_call_object(ctx):
-                one_time = ctx.function is not None and _sets_a_flag(ctx.function)
-                if not one_time and (ctx.kind(receiver) == Kind.STATIC or _grows_a_python_container(node, receiver, ctx)):
+                if _every_call(node, ctx) and (ctx.kind(receiver) == Kind.STATIC or _grows_a_python_container(node, receiver, ctx)):
                     ctx.report(node, f"`{ast.unparse(receiver)}.{node.func.attr}()` changes a container Dynamo guards on (its length): recompiles every call")
 
     def _check_target(self, target: ast.expr, node: ast.stmt, ctx: RuleContext) -> None:
@@ -189,8 +191,8 @@ def _per_call_object(ctx: RuleContext) -> bool:
 
 def _grows_a_python_container(call: ast.Call, receiver: ast.expr, ctx: RuleContext) -> bool:
     """``self.history.append(x.detach())`` where a method of the class sets ``self.history``
-    to a list (``[]``, ``list()``, a deque), whatever it holds, and this function neither sets
-    it afresh nor shrinks it again (``pop``/``clear``/``remove``: a stack may keep its length).
+    to a list (``[]``, ``list()``, a deque), whatever it holds, whenever this function runs
+    (not in an ``if`` arm), and this function neither sets it afresh nor shrinks it again (``pop``/``clear``/``remove``: a stack may keep its length).
     Measured on torch 2.13: a list of tensors or of floats grown each call recompiles every
     call (guards ``not self.history``, then ``len(self.history) == n``)."""
     function, owner = ctx.function, ctx.function.owner if ctx.function is not None else None
@@ -205,6 +207,15 @@ def _grows_a_python_container(call: ast.Call, receiver: ast.expr, ctx: RuleConte
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in SHRINKING and _same(receiver, n.func.value)
         for n in ast.walk(function.node)
     )
+
+
+def _every_call(node: ast.Call, ctx: RuleContext) -> bool:
+    """Not a one-time setup, nor a change in an ``if`` arm (``if key not in self.ids:``, a new
+    key): the container changes whenever the function runs."""
+    function, analysis = ctx.function, ctx.analysis
+    if function is None or analysis is None or _sets_a_flag(function):
+        return False
+    return happens_with_its_block(node, function.node, analysis.parents_of(function.node))
 
 
 def _sets_a_flag(function: FunctionInfo) -> bool:
