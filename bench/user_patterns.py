@@ -11,7 +11,8 @@ eager, CPU) and matches Dynamo's breaks to the static findings. The parts were w
 blind, before the rules that now cover them (session 12): `everyday` (tensors in Python
 builtins, text, storages, properties), `python_features` (dataclasses, context variables,
 globals, containers, generators), `package_user` (a user model calling a helper package:
-calls followed across files, recompiles from module state).
+calls followed across files, recompiles from module state), `training_and_inference` (a
+compiled training step, decoding loops, caches, masks, post-processing).
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent / "user_patterns"
-PARTS = ("everyday", "python_features", "package_user")
+PARTS = ("everyday", "python_features", "package_user", "training_and_inference")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
