@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.class_attributes import is_reset_while_running
+from compilelint.analysis.constructors import self_name
 from compilelint.analysis.eager_code import happens_with_its_block
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import FunctionInfo
@@ -188,11 +189,10 @@ def _per_call_object(ctx: RuleContext) -> bool:
     return owner is not None and ctx.built_in_compiled_code(owner)
 
 
-
 def _grows_a_python_container(call: ast.Call, receiver: ast.expr, ctx: RuleContext) -> bool:
     """``self.history.append(x.detach())`` where a method of the class sets ``self.history``
-    to a list (``[]``, ``list()``, a deque), whatever it holds, whenever this function runs
-    (not in an ``if`` arm), and this function neither sets it afresh nor shrinks it again (``pop``/``clear``/``remove``: a stack may keep its length).
+    to a list (``[]``, ``list()``, a deque), whatever it holds, and this function neither sets
+    it afresh nor shrinks it again (``pop``/``clear``/``remove``: a stack may keep its length).
     Measured on torch 2.13: a list of tensors or of floats grown each call recompiles every
     call (guards ``not self.history``, then ``len(self.history) == n``)."""
     function, owner = ctx.function, ctx.function.owner if ctx.function is not None else None
@@ -231,14 +231,13 @@ def _sets_a_flag(function: FunctionInfo) -> bool:
 
 
 def _sets_a_list(method: FunctionInfo, attr: str, ctx: RuleContext) -> bool:
-    args = method.node.args.posonlyargs + method.node.args.args
-    if method.is_static or not args:
+    receiver = self_name(method)
+    if receiver is None:
         return False
     for node in ast.walk(method.node):
         if not isinstance(node, ast.Assign):
             continue
-        self_name = args[0].arg
-        stored = any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and t.value.id == self_name for t in node.targets)
+        stored = any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and t.value.id == receiver for t in node.targets)
         value = node.value
         built = isinstance(value, ast.Call) and (ctx.index.qualname(value.func) or "") in LIST_BUILDERS
         if stored and (isinstance(value, ast.List) or built):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.kinds import is_data
+from compilelint.analysis.parameters import parameter_names
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -63,8 +64,7 @@ class IdOfInput(Rule):
         if not isinstance(argument, ast.Name) or not is_data(ctx.kind(argument)):
             return
         function = ctx.function.node
-        parameters = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
-        if not any(p.arg == argument.id for p in parameters) or _rebound(function, argument.id):
+        if argument.id not in parameter_names(function) or _rebound(function, argument.id):
             return
         if _first_id_call(function, argument.id) is not node:
             return  # the guard is installed where Dynamo first evaluates it

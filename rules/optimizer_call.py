@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.constructors import attribute_constructors
+from compilelint.analysis.constructors import attribute_constructors, self_name
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -118,8 +118,7 @@ def _torch_optim_classes(receiver: ast.expr, ctx: RuleContext) -> tuple[str, ...
             name = ctx.index.qualname(value.func) if isinstance(value, ast.Call) else None
             found = (name,) if name else ()
     elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and ctx.function is not None:
-        function, owner = ctx.function, ctx.function.owner
-        parameters = function.node.args.posonlyargs + function.node.args.args
-        if owner is not None and parameters and receiver.value.id == parameters[0].arg:
+        owner = ctx.function.owner
+        if owner is not None and receiver.value.id == self_name(ctx.function):
             found = tuple(attribute_constructors(ctx.index, owner, receiver.attr))
     return found if found and all(name.startswith("torch.optim.") for name in found) else ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from compilelint.analysis.constructors import self_name
 from compilelint.analysis.kinds import Kind, is_data
 from typing import TYPE_CHECKING
 
@@ -354,12 +355,9 @@ def _reads_cached_property(node: ast.Attribute, ctx: RuleContext) -> bool:
     lock (measured on 3.11, torch 2.13: GB0142 at the read in both modes, on an instance
     whose value is not cached yet)."""
     function = ctx.function
-    if sys.version_info >= (3, 12) or function is None or function.owner is None or function.is_static:
+    if sys.version_info >= (3, 12) or function is None or function.owner is None:
         return False
-    if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name):
-        return False
-    parameters = function.node.args.posonlyargs + function.node.args.args
-    if not parameters or node.value.id != parameters[0].arg:
+    if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name) or node.value.id != self_name(function):
         return False
     if _is_cached_property(function.node, ctx):
         return False  # its reads run when it does: in Python, after the read that broke

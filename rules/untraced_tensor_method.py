@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.parameters import parameter_names
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -167,6 +168,4 @@ def _storage_of_tensor(expr: ast.expr, ctx: RuleContext) -> bool:
 
 def _is_parameter(name: ast.Name, ctx: RuleContext) -> bool:
     assert ctx.function is not None
-    node = ctx.function.node
-    arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-    return any(a.arg == name.id for a in arguments)
+    return name.id in parameter_names(ctx.function.node)
