@@ -34,7 +34,7 @@ COMPILES_AFTER_FIX = {
     ("CL101_print_call", "fixed"): {
         "target_compiled_function", "target_print_in_forward", "target_print_in_method",
         "target_print_in_module_helper", "target_print_in_nested_function", "target_print_under_not_scripting",
-        "target_decorated_forward",
+        "target_decorated_forward", "target_handed_function",
     },
     ("CL102_logging_call", "fixed"): {
         "target_logger_debug_even_when_disabled", "target_logger_info", "target_logging_module_function",

@@ -30,6 +30,7 @@ from compilelint.analysis.dispatch_targets import (
     wrappers,
 )
 from compilelint.analysis.expressions import Env, Evaluator, Target
+from compilelint.analysis.injected import NOTHING, Injected, injected
 from compilelint.analysis.kinds import Kind, join_all, join_passed
 from compilelint.analysis.method_attributes import held_methods, private_method_owners
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, function_info, lambda_function
@@ -113,6 +114,9 @@ class FunctionScope:
         held_by_attribute = self._attribute_object_targets(call, evaluator)
         if held_by_attribute is not None:  # self.bm(t0, t1) with self.bm = bm from a caller
             return held_by_attribute
+        handed_in = self._injected(call.func).callables
+        if handed_in:  # self.make(x) of __init__'s self.make = make: the classes and functions passed
+            return self._class_value_targets(call, handed_in, evaluator)
         if isinstance(call.func, ast.Name) and call.func.id in evaluator.class_aliases:
             return self._class_value_targets(call, evaluator.class_aliases[call.func.id], evaluator)
         held = self._held_instances(call.func, evaluator)
@@ -240,15 +244,25 @@ class FunctionScope:
             _note_method_kind(call, returned, evaluator)
         return targets
 
+    def _injected(self, node: ast.expr) -> Injected:
+        """What ``self.attr`` holds because the constructor stored a parameter in it, when no
+        method or submodule of the class goes by that name."""
+        own = self._own_attribute(node)
+        if own is None or own[0].find_method(own[1]) is not None or attribute_class(self.analysis.index, *own) is not None:
+            return NOTHING
+        return injected(self.analysis.index, *own)
+
     def attribute_objects(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
         """The instances ``self.attr`` may hold: stored in this file's compiled code, or in
-        another file's (``BaseSolver.__init__``'s ``self.bm = bm``, for this class)."""
+        another file's (``BaseSolver.__init__``'s ``self.bm = bm``, for this class), or handed
+        to the constructor (analysis.injected)."""
         own = self._own_attribute(node)
         if own is None:
             return ()
         owner, attr = own
         keys = [f"@{klass.name}" for klass in owner.mro()] + list(self.state.receivers)
         found = [self.analysis.attribute_objects.get((key, attr), ()) for key in keys]
+        found.append(self._injected(node).instances)
         module = self.analysis.module
         absolute = [f"{module}.{key[1:]}" if key.startswith("@") and module else key for key in keys]
         found += [self.analysis.known_attributes.get((key, attr), ()) for key in absolute]
@@ -293,13 +307,19 @@ class FunctionScope:
         functions): each may be the one called; a class builds an instance the result holds."""
         index = self.analysis.index
         local: list[ClassInfo | FunctionInfo] = []
+        bound: list[Target] = []
         for name in names:
             if name.startswith("@") and name[1:] in index.classes:
                 local.append(index.classes[name[1:]])
             elif name.startswith("@") and name[1:] in index.functions:
                 local.append(index.functions[name[1:]])
+            elif name.startswith("@") and "." in name:  # a bound method handed on (analysis.injected)
+                owner, _, method = name[1:].partition(".")
+                found = index.classes[owner].find_method(method) if owner in index.classes else None
+                if found is not None:
+                    bound.append(Target(found, True))
         imported = tuple(name for name in names if not name.startswith("@"))
-        return self._one_of(call, local, imported, evaluator)
+        return bound + self._one_of(call, local, imported, evaluator)
 
     def _table_targets(self, call: ast.Call, evaluator: Evaluator) -> list[Target]:
         """``SOLVERS[method](f)``: every class (its constructor) or function the table holds."""

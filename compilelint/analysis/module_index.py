@@ -198,6 +198,10 @@ class ModuleIndex:
     subclass_map: dict[int, list[ClassInfo]] | None = None
     constructor_memo: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
     nested_compiles: NestedCompiles | None = None  # analysis.nested_roots, lazily
+    tree: ast.Module | None = None  # the file's syntax tree (analysis.injected reads its calls)
+    # analysis.injected's caches: class name -> its constructions; (id(class), attr) -> values
+    construction_sites: dict[str, list[tuple[ast.Call, FunctionInfo | None]]] | None = None
+    injected_memo: dict[tuple[int, str], object] = field(default_factory=dict)
 
     def instantiated(self, cls: ClassInfo) -> bool:
         """Whether another class of the file builds this one: it is then a submodule, not an
@@ -263,7 +267,7 @@ def build_index(
     functions: dict[str, FunctionInfo] = {}
     classes: dict[str, ClassInfo] = {}
     module_names: set[str] = set()
-    index = ModuleIndex(imports, functions, classes, module_names, CompileSites(), text=text)
+    index = ModuleIndex(imports, functions, classes, module_names, CompileSites(), text=text, tree=tree)
     eager_experts = "get_correct_experts_implementation" in text and _experts_default_to_eager(tree)
     for stmt in _top_level_statements(tree.body):
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
