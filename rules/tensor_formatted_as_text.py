@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from compilelint.analysis.comprehension_frames import assigned_values
 from compilelint.analysis.kinds import Kind, is_data, is_tensor_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -16,6 +17,7 @@ BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write"})
 # `%` conversions that read a number: the tensor is read back as a Python value.
 NUMBER_CONVERSIONS = frozenset("dioxXeEfFgGc")
+STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
 
 
 class TensorFormattedAsText(Rule):
@@ -26,7 +28,10 @@ class TensorFormattedAsText(Rule):
     text where Dynamo needs its values at once: the right operand of `%` on a string
     (`"loss=%.3f" % loss`), `format(t, spec)`, and an f-string field with `!r`. Formatting
     inside `print`, logging and `warnings.warn` calls is left to CL101/CL102, and messages of
-    `raise` and `assert` (built only when the check fails) are left alone.
+    `raise` and `assert` (built only when the check fails) are left alone. A plain f-string
+    field or `str.format` argument is flagged where the text is used as a string: `len()`
+    of it, a `str` method on it, `+` with it, `==`/`!=` on it, or `sep.join` of a list
+    holding it, inline or through a local name every assignment of which binds such text.
 
     ## Why is this bad?
     Text needs the tensor's values, which a graph does not have. Measured on torch 2.13
@@ -37,8 +42,9 @@ class TensorFormattedAsText(Rule):
     repr (GB0569). `format(t, ".2f")` is worse: the compile itself fails
     (InternalTorchDynamoError "TensorVariable() is not a constant") in every mode.
     A plain f-string field or `str.format` argument is formatted lazily on 2.13: storing or
-    returning the text is traced, and only using it in the compiled code (`len`, a string
-    method, `+`) breaks, where the use is. Sizes, dtypes and devices format as usual.
+    returning the text is traced (so is a dict key or another f-string made of it), and
+    using it breaks where the use is, in both modes: `len()` (GB0088), a string method or
+    `join` (GB0156), `+` (GB3934), `==` (GB9648). Sizes, dtypes and devices format as usual.
 
     ## Example
     ```python
@@ -65,9 +71,9 @@ class TensorFormattedAsText(Rule):
     code = "CL140"
     name = "tensor-formatted-as-text"
     message = "formatting a tensor as text needs its values: breaks the graph in both modes (GB0208)"
-    gb_ids = ("GB0569", "GB0208", "GB0059", "GB0033")
+    gb_ids = ("GB0569", "GB0208", "GB0059", "GB0033", "GB0088", "GB0156", "GB3934", "GB9648")
     breaks = BOTH
-    nodes = (ast.FormattedValue, ast.Call, ast.BinOp)
+    nodes = (ast.FormattedValue, ast.Call, ast.BinOp, ast.Compare)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if ctx.function is None or _in_output_or_failure(node, ctx):
@@ -76,8 +82,35 @@ class TensorFormattedAsText(Rule):
             self._field(node, ctx)
         elif isinstance(node, ast.Call):
             self._call(node, ctx)
+            self._text_call(node, ctx)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_text(node.left):
             self._percent(node, ctx)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            if _lazy_text(node.left, ctx) or _lazy_text(node.right, ctx):
+                self._used(node, "`+` on it", "GB3934", ctx)
+        elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            if any(_lazy_text(operand, ctx) for operand in [node.left, *node.comparators]):
+                self._used(node, "comparing it", "GB9648", ctx)
+
+    def _text_call(self, node: ast.Call, ctx: RuleContext) -> None:
+        """``len(text)``, ``text.upper()``, ``" ".join([text, ...])`` of lazily formatted text."""
+        func = node.func
+        if ctx.builtin(func) == "len" and len(node.args) == 1 and _lazy_text(node.args[0], ctx):
+            self._used(node, "`len()` of it", "GB0088", ctx)
+        elif isinstance(func, ast.Attribute) and func.attr in STR_METHODS and _lazy_text(func.value, ctx):
+            self._used(node, f"`.{func.attr}()` on it", "GB0156", ctx)
+        elif isinstance(func, ast.Attribute) and func.attr == "join" and _is_text(func.value) and node.args:
+            joined = node.args[0]
+            if isinstance(joined, (ast.List, ast.Tuple)) and any(_lazy_text(e, ctx) for e in joined.elts):
+                self._used(node, "joining it", "GB0156", ctx)
+
+    def _used(self, node: ast.expr, use: str, gb_id: str, ctx: RuleContext) -> None:
+        ctx.report(
+            node,
+            f"text formatted from a tensor is built lazily, and {use} needs the tensor's values: breaks the graph in "
+            f"both modes ({gb_id}); keep the tensor and format it outside the compiled code",
+            gb_ids=(gb_id,),
+        )
 
     def _field(self, node: ast.FormattedValue, ctx: RuleContext) -> None:
         if node.conversion == ord("r") and _holds_tensor(ctx.kind(node.value)):
@@ -125,6 +158,20 @@ class TensorFormattedAsText(Rule):
                 "format it outside the compiled code",
                 gb_ids=("GB0208",),
             )
+
+
+def _lazy_text(node: ast.expr, ctx: RuleContext) -> bool:
+    """Text Dynamo formats lazily from a tensor: an f-string with a plain field holding
+    tensor data, ``"...".format(tensor)``, or a local name each assignment binds to one."""
+    if isinstance(node, ast.Name) and ctx.function is not None:
+        values = assigned_values(ctx.function.node, node.id)
+        return bool(values) and all(not isinstance(value, ast.Name) and _lazy_text(value, ctx) for value in values)
+    if isinstance(node, ast.JoinedStr):
+        fields = [v for v in node.values if isinstance(v, ast.FormattedValue)]
+        return any(f.conversion == -1 and is_data(ctx.kind(f.value)) for f in fields)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_text(node.func.value):
+        return any(is_data(ctx.kind(a)) for a in [*node.args, *(k.value for k in node.keywords)])
+    return False
 
 
 def _holds_tensor(kind: Kind) -> bool:
