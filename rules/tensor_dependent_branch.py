@@ -38,6 +38,12 @@ class TensorDependentBranch(Rule):
     at the test (GB0170 "Data-dependent branching") and runs the branch in Python;
     `fullgraph=True` fails. A test on an `.item()` value breaks at the `.item()` (CL105) and,
     under `fullgraph=True`, fails with "Could not guard on data-dependent expression".
+    `t in xs` of a list or tuple of tensors is such a test too: Dynamo compares `t == e`
+    element by element and takes the truth of each result (GB0170 in both modes), where
+    Python matches the same tensor by identity first, so the compiled code raises
+    "Boolean value of Tensor with more than one value is ambiguous" where eager found it
+    (`not in` fails the compile in both modes). `t in d` of a dict or set hashes the
+    tensor by identity and is traced.
 
     ## Example
     ```python
@@ -110,7 +116,15 @@ class TensorDependentBranch(Rule):
         for part, guards in ctx.guarded_parts(test):
             kind = ctx.kind(part)
             only_when, when = ctx.conditions(guards)
-            if is_data(kind):
+            if is_data(kind) and _membership(part):
+                ctx.report(
+                    part,
+                    f"`in` on a list or tuple of tensors in {what} compares by `==` and takes the truth of the tensor "
+                    f"it gives (GB0170){when}: Python finds the same tensor by identity first, compiled code does not, "
+                    "and a tensor of more than one element then raises; keep positions or a dict keyed by `id()`",
+                    only_when=only_when,
+                )
+            elif is_data(kind):
                 advice = "`torch.where`" if fix is not None else "`torch.cond(pred, true_fn, false_fn, operands)`"
                 ctx.report(
                     part,
@@ -196,3 +210,8 @@ class _NewCode:
             where = b.where(self.condition(plan), self.expression(true_value), other)
             assignments.append(b.assignment(name, where))
         return tuple(assignments)
+
+
+def _membership(test: ast.expr) -> bool:
+    """``t in xs`` / ``t not in xs``: Python's membership test, not a tensor comparison."""
+    return isinstance(test, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops)

@@ -212,6 +212,9 @@ class _PythonCalls:
     def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
         return ()
 
+    def hashed_attribute(self, node: ast.Attribute) -> bool:
+        return False
+
     def stored(self, target: ast.Attribute, value: ast.expr, evaluator: Evaluator) -> None:
         return None
 

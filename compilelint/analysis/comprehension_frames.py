@@ -84,7 +84,7 @@ def iterates(
     if depth < 2 and isinstance(node, ast.Name):
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in assigned_values(function.node, node.id)])
     if depth < 2 and isinstance(node, ast.Attribute) and _is_self(node.value, function) and function.owner is not None:
-        values = [v for cls in function.owner.mro() for v in _attribute_values(cls, node.attr)]
+        values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in values])
     return None
 
@@ -210,7 +210,8 @@ def local_names(function: ast.AST) -> set[str]:
     return names
 
 
-def _attribute_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
+def stored_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
+    """The values ``self.attr = value`` stores in the methods of ``cls``."""
     values: list[ast.expr] = []
     for method in cls.methods.values():
         for node in own_nodes(method.node):

@@ -98,6 +98,8 @@ class CallSink(Protocol):
 
     def stored(self, target: ast.Attribute, value: ast.expr, evaluator: Evaluator) -> None: ...
 
+    def hashed_attribute(self, node: ast.Attribute) -> bool: ...
+
     def self_objects(self, name: str) -> tuple[str, ...]: ...
 
     def matching_attributes(self, receiver: ast.expr, prefix: str, suffix: str) -> Kind | None: ...
@@ -117,6 +119,7 @@ class Evaluator:
         self.instances: dict[str, tuple[ClassInfo, ...]] = {}  # local name -> local classes it may hold
         self.built: dict[int, tuple[ClassInfo, ...]] = {}  # id(call) -> local classes that call may construct
         self.partials: dict[str, ast.Call] = {}  # local name -> the functools.partial(...) it holds
+        self.hashed_names: set[str] = set()  # local names bound to a dict or set (``hashed``)
         # id(lambda) -> the kind of its one parameter, where the call it is passed to says
         # (``sorted(xs, key=lambda t: t.sum())``: an element of ``xs``)
         self.lambda_params: dict[int, Kind] = {}
@@ -338,9 +341,22 @@ class Evaluator:
             # str is Python's False (measured: no break), and `t in "ab"` a TypeError
             return Kind.STATIC
         if all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            if all(self.hashed(container) for container in node.comparators):
+                # `t in cache` of a dict or set hashes the tensor (by identity): a Python bool
+                return Kind.STATIC
             # `t in [1, 2]` compares element-wise and takes the truth of a tensor
             return K.comparison(*operands) if (operands[0] | operands[-1]) & Kind.TENSOR else Kind.STATIC
         return K.comparison(*operands)
+
+    def hashed(self, node: ast.expr) -> bool:
+        """A dict or a set, which finds a key by its hash (a tensor's is its identity): a
+        display, a ``dict()``/``set()`` call, a local name bound only to one, or an attribute
+        of ``self`` the class stores only such values in."""
+        if is_hashed_display(node, self.qualname):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.hashed_names
+        return isinstance(node, ast.Attribute) and self.sink.hashed_attribute(node)
 
     def if_exp(self, node: ast.IfExp) -> Kind:
         static = self.static_value(node.test)
@@ -417,6 +433,10 @@ class Evaluator:
         """Assign ``kind`` to ``target``; tuples unpack element-wise when the value is a display."""
         if isinstance(target, ast.Name):
             self.none_names.discard(target.id)
+            if value is not None and is_hashed_display(value, self.qualname):
+                self.hashed_names.add(target.id)
+            else:
+                self.hashed_names.discard(target.id)
             flowing = _objects.of_value(self, value) if isinstance(value, (ast.Name, ast.Attribute, ast.IfExp, ast.BoolOp)) else ()
             if isinstance(value, ast.Call):
                 flowing = self.value_objects.get(id(value), ())
@@ -604,3 +624,18 @@ def _is_number(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+HASHED_CALLS = frozenset(
+    {"dict", "set", "frozenset", "collections.defaultdict", "collections.OrderedDict", "collections.Counter"}
+)
+
+
+def is_hashed_display(node: ast.expr, qualname: Callable[[ast.expr], str | None]) -> bool:
+    """A dict or set display or comprehension, or a call of ``dict()``/``set()`` and kin."""
+    if isinstance(node, (ast.Dict, ast.DictComp, ast.Set, ast.SetComp)):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    name = qualname(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+    return name in HASHED_CALLS

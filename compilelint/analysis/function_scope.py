@@ -29,7 +29,8 @@ from compilelint.analysis.dispatch_targets import (
     through_partial,
     wrappers,
 )
-from compilelint.analysis.expressions import Env, Evaluator, Target
+from compilelint.analysis.comprehension_frames import stored_values
+from compilelint.analysis.expressions import Env, Evaluator, Target, is_hashed_display
 from compilelint.analysis.injected import NOTHING, Injected, injected
 from compilelint.analysis.kinds import Kind, join_all, join_passed
 from compilelint.analysis.method_attributes import held_methods, private_method_owners
@@ -267,6 +268,14 @@ class FunctionScope:
         absolute = [f"{module}.{key[1:]}" if key.startswith("@") and module else key for key in keys]
         found += [self.analysis.known_attributes.get((key, attr), ()) for key in absolute]
         return objects.join(*found)
+
+    def hashed_attribute(self, node: ast.Attribute) -> bool:
+        """``self.cache`` where every store to it in the class is a dict or set display or call."""
+        own = self._own_attribute(node)
+        if own is None:
+            return False
+        values = [v for cls in own[0].mro() for v in stored_values(cls, own[1])]
+        return bool(values) and all(is_hashed_display(v, self.analysis.index.qualname) for v in values)
 
     def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
         """``attribute_objects``, and the imported classes any method of the class stores in
