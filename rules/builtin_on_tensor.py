@@ -10,6 +10,8 @@ from compilelint.findings import Mode
 from compilelint.registry import Rule
 
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
+# list methods that find an element by `==` (``count`` is traced: measured, no break)
+SEARCHING_METHODS = frozenset({"index", "remove"})
 
 
 class BuiltinOnTensor(Rule):
@@ -21,7 +23,8 @@ class BuiltinOnTensor(Rule):
     `pow()` with a tensor; `max()`/`min()` mixing a tensor with a tensor size
     (`max(t.max() + 1, x.shape[0])`); and orderings by tensor values: `sorted(xs, key=...)`,
     `xs.sort(key=...)` and `max`/`min(xs, key=...)` whose key lambda returns a tensor, and
-    `xs.sort()` of a list of tensors.
+    `xs.sort()` of a list of tensors; `xs.index(t)` and `xs.remove(t)` of a tensor in a list
+    of tensors.
 
     ## Why is this bad?
     These builtins take the truth or the order of tensor values in Python. Measured on
@@ -37,7 +40,10 @@ class BuiltinOnTensor(Rule):
     `max`/`min` with GB0193 "invalid call to builtin op handler", in both modes; a key read
     back with `.item()` breaks at the `.item()` (CL105) and then fails to order the
     symbolic keys under `fullgraph=True` (GB0207). Keys from sizes (`t.shape[0]`) and
-    Python values are traced.
+    Python values are traced. `xs.index(t)` and `xs.remove(t)` compare `t == e` and take the
+    truth of the result (GB0170, both modes), where Python matches the same tensor by
+    identity first: the compiled code raises "Boolean value of Tensor with more than one
+    value is ambiguous" where eager found it; `xs.count(t)` is traced.
 
     ## Example
     ```python
@@ -71,6 +77,8 @@ class BuiltinOnTensor(Rule):
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
+        if self._searched_by_value(node, ctx):
+            return
         if _ordering_keywords_only(node):
             if self._ordered_by_tensors(node, ctx):
                 return
@@ -86,6 +94,23 @@ class BuiltinOnTensor(Rule):
                 f"`{builtin}()` {reason}: breaks the graph in both modes ({gb_id.replace('/', ', ')}); use {instead}",
                 gb_ids=tuple(gb_id.split("/")),
             )
+
+    def _searched_by_value(self, node: ast.Call, ctx: RuleContext) -> bool:
+        """``xs.index(t)`` / ``xs.remove(t)`` of a tensor in a list of tensors."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in SEARCHING_METHODS and len(node.args) == 1 and not node.keywords):
+            return False
+        held = ctx.kind(func.value)
+        if not (_python_list(held) and is_tensor_container(held) and is_data(ctx.kind(node.args[0]))):
+            return False
+        ctx.report(
+            node,
+            f"`list.{func.attr}()` of a tensor compares it with each element by `==` and takes the truth of the tensor "
+            "that gives: breaks the graph in both modes (GB0170); Python finds the same tensor by identity first, "
+            "compiled code does not and raises for a tensor of more than one element; keep positions instead",
+            gb_ids=("GB0170",),
+        )
+        return True
 
     def _ordered_by_tensors(self, node: ast.Call, ctx: RuleContext) -> bool:
         """``sorted(xs, key=lambda t: t.sum())``, ``xs.sort(...)``, ``max(xs, key=...)``."""
