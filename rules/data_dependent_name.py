@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.kinds import is_data_scalar
+from compilelint.analysis.comprehension_frames import assigned_values, stored_values
+from compilelint.analysis.kinds import Kind, is_data_scalar
+from compilelint.analysis.module_index import FunctionInfo
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -63,9 +65,11 @@ class DataDependentName(Rule):
     message = "attribute name or key built from tensor data cannot be looked up"
     gb_ids = ("GB0190", "GB0088", "GB0021")
     breaks = FULLGRAPH_ONLY
-    nodes = (ast.Call, ast.Subscript)
+    nodes = (ast.Call, ast.Subscript, ast.Compare)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if self._number_lookup(node, ctx):
+            return
         if isinstance(node, ast.Subscript):
             name, what, gb_id = node.slice, "subscript key", "GB0088"
         elif isinstance(node, ast.Call) and ctx.builtin(node.func) == "getattr" and len(node.args) >= 2:
@@ -82,6 +86,55 @@ class DataDependentName(Rule):
             "select with tensors (masks over an `nn.ModuleList`) instead",
             gb_ids=(gb_id, "GB0021"),
         )
+
+
+    def _number_lookup(self, node: ast.AST, ctx: RuleContext) -> bool:
+        """``table[k]``, ``table.get(k)``, ``k in table`` of a Python container (or a module
+        container) with ``k`` a number read from tensor data."""
+        if isinstance(node, ast.Subscript):
+            key, container, how = node.slice, node.value, "indexes"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+            key, container, how = node.args[0], node.func.value, "looks up"
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            key, container, how = node.left, node.comparators[0], "looks up"
+        else:
+            return False
+        if not is_data_scalar(ctx.kind(key)) or not _python_container(container, ctx):
+            return False
+        ctx.report(
+            node,
+            f"`{ast.unparse(key)}`, a number read from tensor data, {how} a Python container: once Dynamo captures "
+            "it (`fullgraph=True`) it is a symbol, and the lookup needs a concrete value (\"Could not extract "
+            "specialized integer from data-dependent expression\"); index a tensor instead "
+            "(`torch.tensor(values)[k]`) or keep `k` a tensor",
+            gb_ids=(),
+        )
+        return True
+
+
+def _python_container(node: ast.expr, ctx: RuleContext) -> bool:
+    """A dict, list or tuple the source builds (a display, or a local name or attribute of
+    ``self`` bound only to displays), or a module container (``nn.ModuleList``)."""
+    if isinstance(node, CONTAINER_DISPLAYS):
+        return True
+    kind = ctx.kind(node)
+    if kind & Kind.MODULE and not kind & (Kind.TENSOR | Kind.UNKNOWN):
+        return True
+    values: list[ast.expr] = []
+    function = ctx.function
+    if isinstance(node, ast.Name) and function is not None:
+        values = assigned_values(function.node, node.id)
+    elif isinstance(node, ast.Attribute) and function is not None and function.owner is not None and _is_self(node.value, function):
+        values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
+    return bool(values) and all(isinstance(v, CONTAINER_DISPLAYS) for v in values)
+
+
+CONTAINER_DISPLAYS = (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Tuple)
+
+
+def _is_self(node: ast.expr, function: FunctionInfo) -> bool:
+    positional = function.node.args.posonlyargs + function.node.args.args
+    return not function.is_static and bool(positional) and isinstance(node, ast.Name) and node.id == positional[0].arg
 
 
 def _data_part(name: ast.expr, ctx: RuleContext) -> ast.expr | None:
