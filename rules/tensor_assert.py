@@ -32,7 +32,9 @@ class TensorAssert(Rule):
     Dynamo rewrites `assert <tensor>` and `assert <tensor>, "literal"` into
     `torch._assert_async` and keeps one graph (measured on torch 2.13: no break). Any
     other form makes Python take the truth of the tensor: the default mode breaks the
-    graph (GB0170 "Data-dependent branching") and `fullgraph=True` fails. An `assert` on
+    graph (GB0170 "Data-dependent branching") and `fullgraph=True` fails; a message that
+    is not a string at all (`assert ok, (a, b)`) is passed to `torch._assert_async`, and the
+    compiled call raises TypeError in both modes. An `assert` on
     shapes or Python values is fine and is not flagged.
 
     ## Example
@@ -92,6 +94,14 @@ class TensorAssert(Rule):
                 fix=fix,
                 fix_data=plan,
             )
+        elif node.msg is not None and _not_text(node.msg):
+            ctx.report(
+                node.msg,
+                "`assert` on tensor data with a message that is not a string: Dynamo turns it into "
+                "`torch._assert_async(cond, msg)`, which raises TypeError when the compiled code runs, in both modes; "
+                "use a string message",
+                gb_ids=(),
+            )
         elif not literal_message:
             ctx.report(
                 node.msg or node,
@@ -127,6 +137,13 @@ class TensorAssert(Rule):
                 args.append(cst.Lambda(params=cst.Parameters(), body=message) if check.function == "_check" else message)
             checks.append(b.statement(b.call(f"torch.{check.function}", *args)))
         return FixEdit((ReplaceStatement(target, tuple(checks), b.comments_outside([target], used)),))
+
+
+def _not_text(message: ast.expr) -> bool:
+    """A display or literal that is surely no string: ``(a, b)``, ``[...]``, ``{...}``, ``3``."""
+    if isinstance(message, ast.Constant):
+        return not isinstance(message.value, str)
+    return isinstance(message, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp))
 
 
 def _plan(node: ast.Assert, ctx: RuleContext) -> AssertPlan | None:

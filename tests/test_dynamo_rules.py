@@ -207,3 +207,32 @@ def test_recompile_counts_are_what_dynamo_measures(path: Path) -> None:
             assert len(inputs) >= 4, f"{name}: recompile expectations need 4 or more input sets"
             measured[name] = (what, count_recompiles(fn, inputs))
     assert measured == expected
+
+
+ASSERT_WITH_TUPLE_MESSAGE = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        assert (x > -100).all(), ("out of range", 1)
+        return x + 1
+'''
+
+
+def test_an_assert_message_that_is_no_string_raises_type_error_in_both_modes(tmp_path: Path) -> None:
+    """CL104's claim for ``assert ok, (a, b)``: no graph break, but the compiled call raises
+    TypeError (``_assert_async`` gets the tuple); the error comes from the graph, with no
+    source line the fixture harness could match, so it is checked here."""
+    path = tmp_path / "tuple_message.py"
+    path.write_text(ASSERT_WITH_TUPLE_MESSAGE)
+    findings = [f for f in lint_source(ASSERT_WITH_TUPLE_MESSAGE, str(path)).findings if f.code == "CL104"]
+    assert [(f.line, "TypeError" in f.message) for f in findings] == [(8, True)]
+    module = load_module(path)
+    for fullgraph in (False, True):
+        torch._dynamo.reset()
+        compiled = torch.compile(module.Net(), backend="eager", fullgraph=fullgraph)
+        with pytest.raises(TypeError, match="assert_msg"):
+            compiled(torch.randn(4))
+    torch._dynamo.reset()
