@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.kinds import is_data
-from compilelint.analysis.parameters import parameter_names
+from compilelint.analysis.parameters import parameter_names, rebinds
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -64,7 +64,7 @@ class IdOfInput(Rule):
         if not isinstance(argument, ast.Name) or not is_data(ctx.kind(argument)):
             return
         function = ctx.function.node
-        if argument.id not in parameter_names(function) or _rebound(function, argument.id):
+        if argument.id not in parameter_names(function) or rebinds(function, argument.id):
             return
         if _first_id_call(function, argument.id) is not node:
             return  # the guard is installed where Dynamo first evaluates it
@@ -83,17 +83,3 @@ def _first_id_call(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) 
         and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name
     ]  # fmt: skip
     return min(calls, key=lambda n: (n.lineno, n.col_offset), default=None)
-
-
-def _rebound(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Whether the function assigns ``name`` anywhere (then it may hold a computed tensor)."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
-            targets = [node.target]
-        else:
-            continue
-        if any(isinstance(n, ast.Name) and n.id == name for target in targets for n in ast.walk(target)):
-            return True
-    return False

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.class_attributes import PARAMETER_CALLS
+from compilelint.analysis.constructors import attribute_constructors, self_name
+from compilelint.analysis.kinds import Kind, is_data
+from compilelint.analysis.parameters import parameter_names, rebinds
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -40,7 +43,10 @@ class RequiresGradChange(Rule):
     default mode and with `dynamic=True`; both fail under `fullgraph=True`. `requires_grad_()`
     on an intermediate breaks in the default mode (GB8985) and fails under `fullgraph=True`
     when the result is returned (GB7324, reported without a line); `requires_grad_(False)`
-    and `requires_grad=False` compile. `t.detach().requires_grad_(t.requires_grad)` returned
+    and `requires_grad=False` compile. On a graph input, `requires_grad_()` that changes the
+    flag breaks in both modes (GB0125 "Unsupported Tensor.requires_grad_() call"): switched
+    on for an input of the compiled function, off for an `nn.Parameter` of the module;
+    setting the flag a tensor already has compiles (measured). `t.detach().requires_grad_(t.requires_grad)` returned
     breaks the same way (GB8985) when `t` was computed from a parameter with grad mode on,
     and compiles under `torch.no_grad()`. A factory's flag is specialised to its value:
     `torch.tensor([0.0], requires_grad=self.training)` breaks (GB0225) in training mode,
@@ -76,7 +82,7 @@ class RequiresGradChange(Rule):
     code = "CL111"
     name = "requires-grad-change"
     message = "switching on requires_grad inside compiled code breaks the graph"
-    gb_ids = ("GB0206", "GB0225", "GB8985", "GB7324")
+    gb_ids = ("GB0206", "GB0225", "GB8985", "GB7324", "GB0125")
     breaks = BOTH
     nodes = (ast.Assign, ast.Call)
 
@@ -95,6 +101,18 @@ class RequiresGradChange(Rule):
             return
         if isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_":
             flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+            held = _input_or_parameter(node.func.value, ctx)
+            if held is not None:
+                parameter = held.startswith("the parameter")
+                if _switches_off(flag) if parameter else _switches_on(flag):
+                    ctx.report(
+                        node,
+                        f"`.requires_grad_({ast.unparse(flag) if flag is not None else ''})` on {held} inside compiled "
+                        "code changes a graph input's flag: breaks the graph in both modes (GB0125); set it before "
+                        "calling the compiled code",
+                        gb_ids=("GB0125",),
+                    )
+                return
             if not ctx.kind(node.func.value) & Kind.TENSOR:
                 return
             if _switches_on(flag):
@@ -138,11 +156,30 @@ class RequiresGradChange(Rule):
                 )
 
 
+def _input_or_parameter(tensor: ast.expr, ctx: RuleContext) -> str | None:
+    """What the tensor is, when Dynamo sees it as a graph input: a tensor parameter of the
+    function it compiles (never rebound there), or an ``nn.Parameter`` attribute of ``self``."""
+    function = ctx.function
+    if function is None:
+        return None
+    if isinstance(tensor, ast.Name) and len(ctx.region) == 1 and is_data(ctx.kind(tensor)):
+        if tensor.id in parameter_names(function.node) and not rebinds(function.node, tensor.id):
+            return f"the input `{tensor.id}`"
+    if isinstance(tensor, ast.Attribute) and function.owner is not None and isinstance(tensor.value, ast.Name):
+        if tensor.value.id == self_name(function) and attribute_constructors(ctx.index, function.owner, tensor.attr) & PARAMETER_CALLS:
+            return f"the parameter `self.{tensor.attr}`"
+    return None
+
+
 def _copied_flag(flag: ast.expr | None, ctx: RuleContext) -> bool:
     """``t.requires_grad``: another tensor's flag, True whenever that tensor takes part in
     autograd (``t.detach().requires_grad_(t.requires_grad)``, measured on 2.13: GB8985
     when ``t`` is computed from a parameter with grad mode on, nothing under no_grad)."""
     return isinstance(flag, ast.Attribute) and flag.attr == "requires_grad" and bool(ctx.kind(flag.value) & Kind.TENSOR)
+
+
+def _switches_off(flag: ast.expr | None) -> bool:
+    return isinstance(flag, ast.Constant) and flag.value is False
 
 
 def _switches_on(flag: ast.expr | None) -> bool:

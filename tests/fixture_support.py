@@ -68,10 +68,12 @@ def load_module(path: Path) -> ModuleType:
     return module
 
 
-def rebuilt(module: ModuleType, name: str) -> Any:
-    """A fresh callable from the target ``name``: each mode compiles a model of its own, as a
-    user's would be (state a first run leaves behind, a cached property, is not shared)."""
-    return getattr(module, name)()[0]
+def rebuilt(module: ModuleType, name: str) -> tuple[Any, list[Any]]:
+    """A fresh callable and fresh inputs from the target ``name``: each mode compiles a model
+    of its own, as a user's would be (state a first run leaves behind, a cached property, a
+    flag set in place on an input, is not shared)."""
+    fn, inputs = getattr(module, name)()
+    return fn, list(inputs)
 
 
 def targets(module: ModuleType) -> Iterator[tuple[str, Any, list[Any]]]:

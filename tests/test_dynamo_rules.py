@@ -72,7 +72,7 @@ def test_flagged_fixture_breaks_as_claimed(fixtures: RuleFixtures, monkeypatch: 
             default_lines.add(line)
             if not any(Mode.DEFAULT in f.breaks for f in _covering(findings, line)):
                 problems.append(f"{name}: default mode failed at line {line} ({default.error}) no finding claims")
-        fullgraph = record(rebuilt(module, name), inputs, path, fullgraph=True)
+        fullgraph = record(*rebuilt(module, name), path, fullgraph=True)
         package_files[Mode.FULLGRAPH].update(site for site, _ in fullgraph.package_sites)
         for _, line in fullgraph.error_sites:
             fullgraph_lines.add(line)
@@ -98,7 +98,7 @@ def test_clean_fixture_compiles_in_one_graph(fixtures: RuleFixtures, monkeypatch
     for name, fn, inputs in targets(module):
         default = record(fn, inputs, path, fullgraph=False)
         problems += [f"{name}: break at line {line}: {gb}" for _, line, gb in default.breaks]
-        fullgraph = record(rebuilt(module, name), inputs, path, fullgraph=True)
+        fullgraph = record(*rebuilt(module, name), path, fullgraph=True)
         if fullgraph.error:
             problems.append(f"{name}: fullgraph failed: {fullgraph.error}")
     assert problems == []

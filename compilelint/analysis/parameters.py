@@ -278,3 +278,17 @@ def all_parameters(node: FunctionNode) -> list[ast.arg]:
 
 def parameter_names(node: FunctionNode) -> set[str]:
     return {arg.arg for arg in all_parameters(node)}
+
+
+def rebinds(function: FunctionNode, name: str) -> bool:
+    """Whether the function assigns ``name`` anywhere (then it may hold a computed tensor)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name for target in targets for n in ast.walk(target)):
+            return True
+    return False
