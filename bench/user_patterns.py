@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent / "user_patterns"
-PARTS = ("everyday", "python_features", "package_user", "training_and_inference")
+PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 

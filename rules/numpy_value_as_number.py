@@ -25,7 +25,8 @@ class NumpyValueAsNumber(Rule):
 
     ## What it does
     Flags, inside a compiled region, a value returned by a NumPy function (`np.sum`,
-    `np.max`, `np.prod`, `np.cumsum`, `np.array`, a `numpy.random` draw given a size, ...,
+    `np.max`, `np.prod`, `np.cumsum`, `np.array`, `np.linalg.norm`, a `numpy.random` draw
+    given a size, ...) or a tensor's `.numpy()` (`float(x.numpy().std())`, measured: GB0033),
     directly or through a local name, an element or a method of it, arithmetic with Python
     numbers, `max`/`min`/`sum`/`abs`, or a helper or lambda returning it) that is used as a
     Python number: given to `int()` or `float()`, as any bound of `range()`, used as a slice

@@ -263,6 +263,8 @@ def _tensor_method_kind(evaluator: Evaluator, method: str, node: ast.Call) -> Ki
         return Kind.UNKNOWN
     if method in K.TENSOR_DATA_METHODS:
         return Kind.DATA_SCALAR
+    if method == "numpy":  # Dynamo traces the array as a tensor (torch._numpy): reading it back is data-dependent
+        return Kind.UNKNOWN | Kind.NUMPY
     if method in K.TENSOR_SHAPE_METHODS:
         return Kind.SHAPE
     if method in K.TENSOR_STATIC_METHODS:

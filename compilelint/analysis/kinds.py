@@ -418,6 +418,11 @@ NUMPY_NOT_ARRAYS = frozenset(
 )
 
 
+# Submodules torch._numpy traces like numpy's own functions (measured: float() of
+# np.linalg.norm(x.numpy()) breaks with GB0033, as float() of np.sum(...) does).
+NUMPY_ARRAY_SUBMODULES = frozenset({"linalg", "fft"})
+
+
 # numpy.random draws -> the position of their `size` argument (None: every positional
 # argument is a size; -1: the result is an array whatever the arguments). Given a size they
 # return an array: traced into torch ops, or, for the draws torch._numpy lacks (GB0294), a
@@ -440,6 +445,8 @@ NUMPY_RANDOM_SIZE_ARGUMENT: dict[str, int | None] = {
 def numpy_function_kind(name: str) -> Kind:
     """``numpy.sum`` -> an array Dynamo traces as a tensor; anything else stays UNKNOWN."""
     parts = name.split(".")
+    if len(parts) == 3 and parts[1] in NUMPY_ARRAY_SUBMODULES:  # numpy.linalg.norm, numpy.fft.rfft
+        parts = [parts[0], parts[2]]
     if len(parts) != 2 or parts[1] in NUMPY_NOT_ARRAYS or not parts[1][:1].islower():
         return Kind.UNKNOWN
     return Kind.UNKNOWN | Kind.NUMPY
