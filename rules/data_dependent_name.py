@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.comprehension_frames import assigned_values, stored_values
+from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_values
 from compilelint.analysis.kinds import Kind, is_data_scalar
-from compilelint.analysis.module_index import FunctionInfo
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -124,17 +123,12 @@ def _python_container(node: ast.expr, ctx: RuleContext) -> bool:
     function = ctx.function
     if isinstance(node, ast.Name) and function is not None:
         values = assigned_values(function.node, node.id)
-    elif isinstance(node, ast.Attribute) and function is not None and function.owner is not None and _is_self(node.value, function):
+    elif isinstance(node, ast.Attribute) and function is not None and function.owner is not None and is_self(node.value, function):
         values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
     return bool(values) and all(isinstance(v, CONTAINER_DISPLAYS) for v in values)
 
 
 CONTAINER_DISPLAYS = (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Tuple)
-
-
-def _is_self(node: ast.expr, function: FunctionInfo) -> bool:
-    positional = function.node.args.posonlyargs + function.node.args.args
-    return not function.is_static and bool(positional) and isinstance(node, ast.Name) and node.id == positional[0].arg
 
 
 def _data_part(name: ast.expr, ctx: RuleContext) -> ast.expr | None:

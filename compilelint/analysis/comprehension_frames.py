@@ -83,7 +83,7 @@ def iterates(
         return _stored_iterates(value, function, qualname, depth + 1) if value is not None else None
     if depth < 2 and isinstance(node, ast.Name):
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in assigned_values(function.node, node.id)])
-    if depth < 2 and isinstance(node, ast.Attribute) and _is_self(node.value, function) and function.owner is not None:
+    if depth < 2 and isinstance(node, ast.Attribute) and is_self(node.value, function) and function.owner is not None:
         values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in values])
     return None
@@ -101,7 +101,7 @@ def _call_iterates(node: ast.Call, function: FunctionInfo, qualname: QualnameOf,
     if isinstance(func, ast.Attribute) and not node.args and not node.keywords:
         if func.attr in VIEW_METHODS:
             return Iterates.OTHER
-        if func.attr in MODULE_GENERATORS and _is_self(func.value, function) and function.owner and function.owner.is_module:
+        if func.attr in MODULE_GENERATORS and is_self(func.value, function) and function.owner and function.owner.is_module:
             return Iterates.OTHER
     return None
 
@@ -216,13 +216,13 @@ def stored_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
     for method in cls.methods.values():
         for node in own_nodes(method.node):
             if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Attribute) and t.attr == attr and _is_self(t.value, method) for t in node.targets
+                isinstance(t, ast.Attribute) and t.attr == attr and is_self(t.value, method) for t in node.targets
             ):
                 values.append(node.value)
     return values
 
 
-def _is_self(node: ast.expr, function: FunctionInfo) -> bool:
+def is_self(node: ast.expr, function: FunctionInfo) -> bool:
     args = function.node.args.posonlyargs + function.node.args.args
     return isinstance(node, ast.Name) and bool(args) and not function.is_static and node.id == args[0].arg
 

@@ -25,9 +25,11 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from compilelint.analysis.comprehension_frames import is_self
 from compilelint.analysis.dispatch_targets import PARTIALS
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 from compilelint.analysis.objects import MAX_OBJECTS, Objects, join
+from compilelint.analysis.parameters import parameter_names
 
 MAX_DEPTH = 3  # constructors forwarding a parameter to another constructor, followed this deep
 
@@ -185,7 +187,7 @@ def value_of(index: ModuleIndex, value: ast.expr, around: FunctionInfo | None, d
                 return NOTHING
             return Injected(callables=value_of(index, value.args[0], around, depth).callables)
         return Injected(instances=value_of(index, value.func, around, depth).callables)
-    if isinstance(value, ast.Attribute) and around is not None and around.owner is not None and _is_self(value.value, around):
+    if isinstance(value, ast.Attribute) and around is not None and around.owner is not None and is_self(value.value, around):
         method = around.owner.find_method(value.attr)  # self.compute: a bound method of the class
         if method is not None and method.owner is not None and not method.is_static:
             return Injected(callables=(f"@{method.owner.name}.{method.name}",))
@@ -193,7 +195,7 @@ def value_of(index: ModuleIndex, value: ast.expr, around: FunctionInfo | None, d
     if isinstance(value, ast.IfExp):
         return _joined([value_of(index, value.body, around, depth), value_of(index, value.orelse, around, depth)])
     if isinstance(value, ast.Name):
-        if around is not None and value.id in _parameters(around):
+        if around is not None and value.id in parameter_names(around.node):
             if around.name != "__init__" or around.owner is None or depth >= MAX_DEPTH:
                 return NOTHING
             return parameter_values(index, around.owner, around, value.id, depth + 1)
@@ -206,20 +208,10 @@ def value_of(index: ModuleIndex, value: ast.expr, around: FunctionInfo | None, d
     return NOTHING
 
 
-def _is_self(node: ast.expr, method: FunctionInfo) -> bool:
-    positional = method.node.args.posonlyargs + method.node.args.args
-    return not method.is_static and bool(positional) and isinstance(node, ast.Name) and node.id == positional[0].arg
-
-
 def value_id(node: ast.expr) -> str:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else ""
-
-
-def _parameters(function: FunctionInfo) -> set[str]:
-    args = function.node.args
-    return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
 
 
 def _joined(found: list[Injected]) -> Injected:
@@ -249,8 +241,8 @@ def _calls(body: list[ast.stmt], around: FunctionInfo | None, index: ModuleIndex
             yield node, function
         if isinstance(node, ast.ClassDef):
             inner = index.classes.get(node.name)
-            for child in node.body:
-                stack.append((child, function, inner if inner is not None and inner.node is node else None))
+            owner = inner if inner is not None and inner.node is node else None
+            stack.extend((statement, function, owner) for statement in node.body)
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             method = cls.methods.get(node.name) if cls is not None else index.functions.get(node.name) if function is None else None
