@@ -12,6 +12,7 @@ from compilelint.registry import Rule
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 # list methods that find an element by `==` (``count`` is traced: measured, no break)
 SEARCHING_METHODS = frozenset({"index", "remove"})
+DYNAMIC_SIZES = "the sizes change between calls, or `dynamic=True`"
 
 
 class BuiltinOnTensor(Rule):
@@ -39,8 +40,11 @@ class BuiltinOnTensor(Rule):
     tensor orders by tensor values in Python too: `sorted`/`list.sort` break with GB0207 and
     `max`/`min` with GB0193 "invalid call to builtin op handler", in both modes; a key read
     back with `.item()` breaks at the `.item()` (CL105) and then fails to order the
-    symbolic keys under `fullgraph=True` (GB0207). Keys from sizes (`t.shape[0]`) and
-    Python values are traced. `xs.index(t)` and `xs.remove(t)` compare `t == e` and take the
+    symbolic keys under `fullgraph=True` (GB0207). Keys from Python values are traced, and
+    so are keys from sizes (`t.shape[0]`) and `sorted()` of sizes while the sizes are
+    static; once they are dynamic (from the first call with other sizes, automatic dynamic
+    shapes, and with `dynamic=True`) ordering them breaks (GB0207), reported as holding
+    then. `xs.index(t)` and `xs.remove(t)` compare `t == e` and take the
     truth of the result (GB0170, both modes), where Python matches the same tensor by
     identity first: the compiled code raises "Boolean value of Tensor with more than one
     value is ambiguous" where eager found it; `xs.count(t)` is traced.
@@ -84,6 +88,15 @@ class BuiltinOnTensor(Rule):
                 return
         builtin = ctx.builtin(node.func)
         if builtin is None or node.keywords or not node.args:
+            return
+        if builtin == "sorted" and len(node.args) == 1 and _sizes(node.args[0], ctx):
+            ctx.report(
+                node,
+                "`sorted()` of tensor sizes orders symbolic sizes once they are dynamic (from the first call with "
+                "other sizes, and with `dynamic=True`): breaks the graph (GB0207); use `min`/`max` of the sizes",
+                gb_ids=("GB0207",),
+                only_when=(DYNAMIC_SIZES,),
+            )
             return
         kinds = [ctx.kind(argument) for argument in node.args]
         found = _classify(builtin, node, kinds, ctx)
@@ -140,6 +153,14 @@ class BuiltinOnTensor(Rule):
         elif builtin not in ("max", "min") and is_data(keyed):
             message = f"{spelled} with a key that returns a tensor orders by tensor values in Python: breaks the graph in both modes (GB0207)"
             ctx.report(node, f"{message}; {argsort}", gb_ids=("GB0207",))
+        elif builtin not in ("max", "min") and is_shape(keyed):
+            ctx.report(
+                node,
+                f"{spelled} with a key that returns a tensor size orders symbolic sizes once they are dynamic (from "
+                f"the first call with other sizes, and with `dynamic=True`): breaks the graph (GB0207); {argsort}",
+                gb_ids=("GB0207",),
+                only_when=(DYNAMIC_SIZES,),
+            )
         elif builtin not in ("max", "min") and is_data_scalar(keyed):
             message = (
                 f"{spelled} with a key read back from tensor data (`.item()`): under `fullgraph=True` the keys are symbolic "
@@ -149,6 +170,14 @@ class BuiltinOnTensor(Rule):
         else:
             return False
         return True
+
+
+def _sizes(node: ast.expr, ctx: RuleContext) -> bool:
+    """``x.shape`` or a list or tuple display of sizes (and Python numbers), one a size."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        kinds = [ctx.kind(e) for e in node.elts]
+        return any(is_shape(k) for k in kinds) and all(is_shape(k) or k == Kind.STATIC for k in kinds)
+    return isinstance(node, ast.Attribute) and node.attr == "shape" and is_data(ctx.kind(node.value))
 
 
 def _ordering_keywords_only(node: ast.Call) -> bool:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from compilelint.analysis.comprehension_frames import assigned_values
-from compilelint.analysis.kinds import Kind, is_data, is_tensor_container
+from compilelint.analysis.kinds import Kind, is_data, is_shape, is_tensor_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -18,6 +18,7 @@ OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", 
 # `%` conversions that read a number: the tensor is read back as a Python value.
 NUMBER_CONVERSIONS = frozenset("dioxXeEfFgGc")
 STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
+TENSOR_TEXT, SIZE_TEXT = "tensor", "size"  # what lazily formatted text was formatted from
 
 
 class TensorFormattedAsText(Rule):
@@ -44,7 +45,10 @@ class TensorFormattedAsText(Rule):
     A plain f-string field or `str.format` argument is formatted lazily on 2.13: storing or
     returning the text is traced (so is a dict key or another f-string made of it), and
     using it breaks where the use is, in both modes: `len()` (GB0088), a string method or
-    `join` (GB0156), `+` (GB3934), `==` (GB9648). Sizes, dtypes and devices format as usual.
+    `join` (GB0156), `+` (GB3934), `==` (GB9648), `%` (GB0088). Text formatted from a tensor
+    size is lazy the same way once that size is dynamic: from the first call with another
+    size (automatic dynamic shapes) and with `dynamic=True`, reported as holding then.
+    Dtypes and devices format as usual.
 
     ## Example
     ```python
@@ -85,31 +89,46 @@ class TensorFormattedAsText(Rule):
             self._text_call(node, ctx)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_text(node.left):
             self._percent(node, ctx)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            if _lazy_text(node.left, ctx) or _lazy_text(node.right, ctx):
-                self._used(node, "`+` on it", "GB3934", ctx)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            lazy = _lazy_text(node.left, ctx) or (_lazy_text(node.right, ctx) if isinstance(node.op, ast.Add) else None)
+            if lazy is not None:
+                self._used(node, "`+` on it" if isinstance(node.op, ast.Add) else "`%` on it",
+                           "GB3934" if isinstance(node.op, ast.Add) else "GB0088", lazy, ctx)  # fmt: skip
         elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
-            if any(_lazy_text(operand, ctx) for operand in [node.left, *node.comparators]):
-                self._used(node, "comparing it", "GB9648", ctx)
+            lazy = next((found for operand in [node.left, *node.comparators] if (found := _lazy_text(operand, ctx))), None)
+            if lazy is not None:
+                self._used(node, "comparing it", "GB9648", lazy, ctx)
 
     def _text_call(self, node: ast.Call, ctx: RuleContext) -> None:
         """``len(text)``, ``text.upper()``, ``" ".join([text, ...])`` of lazily formatted text."""
         func = node.func
-        if ctx.builtin(func) == "len" and len(node.args) == 1 and _lazy_text(node.args[0], ctx):
-            self._used(node, "`len()` of it", "GB0088", ctx)
-        elif isinstance(func, ast.Attribute) and func.attr in STR_METHODS and _lazy_text(func.value, ctx):
-            self._used(node, f"`.{func.attr}()` on it", "GB0156", ctx)
+        if ctx.builtin(func) == "len" and len(node.args) == 1 and (lazy := _lazy_text(node.args[0], ctx)):
+            self._used(node, "`len()` of it", "GB0088", lazy, ctx)
+        elif isinstance(func, ast.Attribute) and func.attr in STR_METHODS and (lazy := _lazy_text(func.value, ctx)):
+            self._used(node, f"`.{func.attr}()` on it", "GB0156", lazy, ctx)
         elif isinstance(func, ast.Attribute) and func.attr == "join" and _is_text(func.value) and node.args:
             joined = node.args[0]
-            if isinstance(joined, (ast.List, ast.Tuple)) and any(_lazy_text(e, ctx) for e in joined.elts):
-                self._used(node, "joining it", "GB0156", ctx)
+            if isinstance(joined, (ast.List, ast.Tuple)):
+                lazy = next((found for e in joined.elts if (found := _lazy_text(e, ctx))), None)
+                if lazy is not None:
+                    self._used(node, "joining it", "GB0156", lazy, ctx)
 
-    def _used(self, node: ast.expr, use: str, gb_id: str, ctx: RuleContext) -> None:
+    def _used(self, node: ast.expr, use: str, gb_id: str, lazy: str, ctx: RuleContext) -> None:
+        if lazy == TENSOR_TEXT:
+            ctx.report(
+                node,
+                f"text formatted from a tensor is built lazily, and {use} needs the tensor's values: breaks the graph "
+                f"in both modes ({gb_id}); keep the tensor and format it outside the compiled code",
+                gb_ids=(gb_id,),
+            )
+            return
         ctx.report(
             node,
-            f"text formatted from a tensor is built lazily, and {use} needs the tensor's values: breaks the graph in "
-            f"both modes ({gb_id}); keep the tensor and format it outside the compiled code",
+            f"text formatted from a tensor size is built lazily once that size is dynamic, and {use} needs its "
+            f"value: breaks the graph ({gb_id}) from the first call with another size (automatic dynamic shapes), "
+            "and with `dynamic=True`; use the text outside the compiled code, or keep the sizes as numbers",
             gb_ids=(gb_id,),
+            only_when=("the size changes between calls, or `dynamic=True`",),
         )
 
     def _field(self, node: ast.FormattedValue, ctx: RuleContext) -> None:
@@ -160,18 +179,26 @@ class TensorFormattedAsText(Rule):
             )
 
 
-def _lazy_text(node: ast.expr, ctx: RuleContext) -> bool:
-    """Text Dynamo formats lazily from a tensor: an f-string with a plain field holding
-    tensor data, ``"...".format(tensor)``, or a local name each assignment binds to one."""
+def _lazy_text(node: ast.expr, ctx: RuleContext) -> str | None:
+    """Text Dynamo formats lazily: an f-string with a plain field, or ``"...".format(...)``,
+    holding tensor data (``TENSOR_TEXT``) or a tensor size (``SIZE_TEXT``: lazy once the size
+    is dynamic), or a local name each assignment binds to such text."""
     if isinstance(node, ast.Name) and ctx.function is not None:
         values = assigned_values(ctx.function.node, node.id)
-        return bool(values) and all(not isinstance(value, ast.Name) and _lazy_text(value, ctx) for value in values)
+        found = [None if isinstance(value, ast.Name) else _lazy_text(value, ctx) for value in values]
+        if not found or None in found:
+            return None
+        return TENSOR_TEXT if TENSOR_TEXT in found else SIZE_TEXT
     if isinstance(node, ast.JoinedStr):
-        fields = [v for v in node.values if isinstance(v, ast.FormattedValue)]
-        return any(f.conversion == -1 and is_data(ctx.kind(f.value)) for f in fields)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_text(node.func.value):
-        return any(is_data(ctx.kind(a)) for a in [*node.args, *(k.value for k in node.keywords)])
-    return False
+        parts = [f.value for f in node.values if isinstance(f, ast.FormattedValue) and f.conversion == -1]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_text(node.func.value):
+        parts = [*node.args, *(k.value for k in node.keywords)]
+    else:
+        return None
+    kinds = [ctx.kind(part) for part in parts]
+    if any(is_data(kind) for kind in kinds):
+        return TENSOR_TEXT
+    return SIZE_TEXT if any(is_shape(kind) for kind in kinds) else None
 
 
 def _holds_tensor(kind: Kind) -> bool:
