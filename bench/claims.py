@@ -122,7 +122,7 @@ def _target_lines(file_probe: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             for line, gb_type in measured["breaks"]:
                 lines[mode].setdefault(line, set()).add(gb_type)
-            if mode == "fullgraph" and measured["error_line"]:
+            if measured["error_line"]:  # fullgraph's first break; a compile that fails in any mode (CL118)
                 gb = measured.get("error_gb_type") or measured["error"].split(":")[0]
                 lines[mode].setdefault(measured["error_line"], set()).add(gb)
             if mode == "fullgraph" and measured["error"]:
@@ -267,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         findings = static_findings(paths)
         combined = combine(findings, probe)
         measured_counts = counts(probe, findings)
+    omitted = _python_bound(combined, probe.get("python"))
     document = {
         "torch": probe["torch"],
         "release": release_name(probe["torch"]),
@@ -278,11 +279,31 @@ def main(argv: list[str] | None = None) -> int:
         **combined,
         "counts": measured_counts,
     }
+    if omitted:
+        document["not_recorded"] = {"claims": omitted, "why": PYTHON_BOUND_WHY}
     out = args.out or CLAIMS / f"{document['release']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     _summary(document, out)
     return 0
+
+
+# Claims whose rules hold only below Python 3.12 (each rule checks sys.version_info): 3.12
+# inlines comprehensions (CL123) and dropped functools.cached_property's lock (CL107). A
+# probe run on 3.12 or later measures that Python, not the torch release, so these are
+# left out of its file and the engine keeps the rules' own statement for them.
+PYTHON_BOUND = ("CL123", "CL107:functools.cached_property")
+PYTHON_BOUND_WHY = "the probe ran on Python 3.12 or later, where these rules are silent: what it measured is Python's doing"
+
+
+def _python_bound(combined: dict[str, Any], python: str | None) -> list[str]:
+    """Drop the Python-bound claims from a probe made on Python 3.12 or later; the dropped ones."""
+    if not python or tuple(int(p) for p in python.split(".")[:2]) < (3, 12):
+        return []
+    dropped = [claim for claim in PYTHON_BOUND if claim in combined["claims"]]
+    for claim in dropped:
+        del combined["claims"][claim]
+    return dropped
 
 
 def _remap(path: str, paths: list[Path]) -> str:

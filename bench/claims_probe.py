@@ -88,6 +88,11 @@ def count(fn: Any, inputs: list[Any], what: str) -> int:
     return frames - 1
 
 
+def _fresh(module: Any, name: str) -> tuple[Any, list[Any]]:
+    fn, inputs = getattr(module, name)()
+    return fn, list(inputs)
+
+
 def probe_file(path: Path, backend: str, device: str, modes: tuple[str, ...]) -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
     # claims.py combines by line: a probe of another version of the file must not be used
@@ -103,9 +108,10 @@ def probe_file(path: Path, backend: str, device: str, modes: tuple[str, ...]) ->
         if not (name.startswith("target_") and callable(getattr(module, name))):
             continue
         try:
-            fn, inputs = getattr(module, name)()
-            inputs = list(inputs)
-            out["targets"][name] = {mode: run_mode(fn, inputs, resolved, mode, backend, device) for mode in modes}
+            # a fresh model and inputs for each mode, as the fixture tests build them
+            # (fixture_support.rebuilt): what one mode's run caches or sets in place
+            # (a cached_property, an input's requires_grad) must not hide the next one's break
+            out["targets"][name] = {mode: run_mode(*_fresh(module, name), resolved, mode, backend, device) for mode in modes}
         except Exception as exc:  # noqa: BLE001
             out["targets"][name] = {"crash": f"{type(exc).__name__}: {exc}"[:300],
                                     "trace": traceback.format_exc()[-1200:]}

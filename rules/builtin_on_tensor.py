@@ -106,6 +106,7 @@ class BuiltinOnTensor(Rule):
                 node,
                 f"`{builtin}()` {reason}: breaks the graph in both modes ({gb_id.replace('/', ', ')}); use {instead}",
                 gb_ids=tuple(gb_id.split("/")),
+                claim="CL122:pow" if builtin == "pow" else None,  # traced from torch 2.14 on (rules/claims)
             )
 
     def _searched_by_value(self, node: ast.Call, ctx: RuleContext) -> bool:

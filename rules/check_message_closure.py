@@ -36,7 +36,8 @@ class CheckMessageClosure(Rule):
     module-level function) cannot be extracted at all: the call breaks in the default mode
     (GB9840 "Can't extract message from torch._check*()") and fails under
     `fullgraph=True`, whether or not the check holds (measured for `_check` and
-    `_check_value`).
+    `_check_value`; torch 2.14 and 2.15 extract such a message, and the finding is dropped
+    when they are the torch in use).
 
     ## Example
     ```python
@@ -82,6 +83,7 @@ class CheckMessageClosure(Rule):
                     "code: Dynamo cannot extract it and breaks the graph in both modes (GB9840), even when the check "
                     f'holds; pass `lambda: ...` (`{name}(cond, lambda: "...")`)',
                     gb_ids=("GB9840",),
+                    claim="CL126:message-not-a-function",  # extracted from torch 2.14 on (rules/claims)
                 )
             return
         env = ctx.evaluator.env
