@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_values
+from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_in_mro
 from compilelint.analysis.kinds import Kind, is_data_scalar
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -124,7 +124,7 @@ def _python_container(node: ast.expr, ctx: RuleContext) -> bool:
     if isinstance(node, ast.Name) and function is not None:
         values = assigned_values(function.node, node.id)
     elif isinstance(node, ast.Attribute) and function is not None and function.owner is not None and is_self(node.value, function):
-        values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
+        values = stored_in_mro(function.owner, node.attr)
     return bool(values) and all(isinstance(v, CONTAINER_DISPLAYS) for v in values)
 
 

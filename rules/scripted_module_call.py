@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.comprehension_frames import stored_values
+from compilelint.analysis.comprehension_frames import stored_in_mro
 from compilelint.analysis.constructors import self_name
 from compilelint.analysis.module_index import ModuleIndex
 from compilelint.context import RuleContext
@@ -106,7 +106,7 @@ def _held(node: ast.expr, ctx: RuleContext) -> tuple[str, str] | None:
     values: list[ast.expr] = []
     if isinstance(node, ast.Attribute) and function is not None and function.owner is not None:
         if isinstance(node.value, ast.Name) and node.value.id == self_name(function):
-            values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
+            values = stored_in_mro(function.owner, node.attr)
     elif isinstance(node, ast.Name) and ctx.index.top_level_stores[node.id] == 1 and ctx.evaluator is not None:
         if node.id not in ctx.evaluator.locals and node.id in ctx.index.assignments:
             values = [ctx.index.assignments[node.id]]

@@ -84,7 +84,7 @@ def iterates(
     if depth < 2 and isinstance(node, ast.Name):
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in assigned_values(function.node, node.id)])
     if depth < 2 and isinstance(node, ast.Attribute) and is_self(node.value, function) and function.owner is not None:
-        values = [v for cls in function.owner.mro() for v in stored_values(cls, node.attr)]
+        values = stored_in_mro(function.owner, node.attr)
         return _joined([_stored_iterates(v, function, qualname, depth + 1) for v in values])
     return None
 
@@ -220,6 +220,11 @@ def stored_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
             ):
                 values.append(node.value)
     return values
+
+
+def stored_in_mro(cls: ClassInfo, attr: str) -> list[ast.expr]:
+    """``stored_values`` over ``cls`` and its local bases: what ``self.attr`` may hold."""
+    return [value for klass in cls.mro() for value in stored_values(klass, attr)]
 
 
 def is_self(node: ast.expr, function: FunctionInfo) -> bool:

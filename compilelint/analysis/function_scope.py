@@ -29,7 +29,7 @@ from compilelint.analysis.dispatch_targets import (
     through_partial,
     wrappers,
 )
-from compilelint.analysis.comprehension_frames import stored_values
+from compilelint.analysis.comprehension_frames import stored_in_mro
 from compilelint.analysis.expressions import Env, Evaluator, Target, is_hashed_display
 from compilelint.analysis.injected import NOTHING, Injected, injected
 from compilelint.analysis.kinds import Kind, join_all, join_passed
@@ -274,7 +274,7 @@ class FunctionScope:
         own = self._own_attribute(node)
         if own is None:
             return False
-        values = [v for cls in own[0].mro() for v in stored_values(cls, own[1])]
+        values = stored_in_mro(*own)
         return bool(values) and all(is_hashed_display(v, self.analysis.index.qualname) for v in values)
 
     def attribute_values(self, node: ast.Attribute, evaluator: Evaluator) -> tuple[str, ...]:
