@@ -12,11 +12,13 @@ blind, before the rules that now cover them (session 12): `everyday` (tensors in
 builtins, text, storages, properties), `python_features` (dataclasses, context variables,
 globals, containers, generators), `package_user` (a user model calling a helper package:
 calls followed across files, recompiles from module state), `training_and_inference` (a
-compiled training step, decoding loops, caches, masks, post-processing). Two more were
+compiled training step, decoding loops, caches, masks, post-processing). Three more were
 written blind in session 13, after that session's rules and before running the linter on
 them: `layers_and_losses` (losses, metrics, augmentation, autocast, checkpointing, hooks,
-custom autograd functions) and `serving_and_control` (device checks, timing, try/except,
-kwargs, dispatch by name, sampling, string-keyed caches).
+custom autograd functions), `serving_and_control` (device checks, timing, try/except,
+kwargs, dispatch by name, sampling, string-keyed caches) and `routing_and_sequences`
+(mixture-of-experts routing, scatter and segment reductions, padding masks, decoding
+bookkeeping, bucketing).
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent / "user_patterns"
-PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control")
+PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control", "routing_and_sequences")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
