@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.frames import first_in_source
 from compilelint.analysis.kinds import is_data
 from compilelint.analysis.parameters import parameter_names, rebinds
 from compilelint.context import RuleContext
@@ -82,4 +83,4 @@ def _first_id_call(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) 
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "id"
         and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name
     ]  # fmt: skip
-    return min(calls, key=lambda n: (n.lineno, n.col_offset), default=None)
+    return first_in_source(calls)

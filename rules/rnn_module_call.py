@@ -6,6 +6,7 @@ import ast
 
 from compilelint.analysis import objects
 from compilelint.analysis.constructors import attribute_constructors, local_bases, self_name
+from compilelint.analysis.frames import first_in_source
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -144,8 +145,7 @@ class RnnModuleCall(Rule):
         assert function is not None
         if self._cached is None or self._cached[0] is not function.node:
             uses = [n for n in ast.walk(function.node) if isinstance(n, ast.Attribute) and _rnn_held(n, ctx)]
-            first = min(uses, key=lambda n: (n.lineno, n.col_offset), default=None)
-            self._cached = (function.node, first)
+            self._cached = (function.node, first_in_source(uses))
         return self._cached[1]
 
 

@@ -6,6 +6,7 @@ import ast
 import sys
 
 from compilelint.analysis.constructors import self_name
+from compilelint.analysis.frames import first_in_source
 from compilelint.analysis.kinds import Kind, is_data
 from typing import TYPE_CHECKING
 
@@ -365,8 +366,7 @@ def _reads_cached_property(node: ast.Attribute, ctx: RuleContext) -> bool:
     if getter is None or not _is_cached_property(getter.node, ctx):
         return False
     reads = [n for n in ast.walk(function.node) if isinstance(n, ast.Attribute) and _same_read(n, node)]
-    first = min(reads, key=lambda n: (n.lineno, n.col_offset))  # then the value is cached
-    return first is node
+    return first_in_source(reads) is node  # later reads find the value cached
 
 
 def _is_cached_property(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> bool:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TypeVar
 
 from compilelint.analysis.call_conditions import NESTED_SCOPES, parent_map
 from compilelint.analysis.module_index import FunctionInfo, FunctionNode
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.GeneratorExp)
+N = TypeVar("N", bound=ast.AST)
 
 
 def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
@@ -34,6 +36,12 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, NESTED_SCOPES):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def first_in_source(nodes: Iterable[N]) -> N | None:
+    """The node that comes first in source order: where Dynamo first evaluates a repeated
+    read or call (the guard it installs, the frame it gives up on, the value it caches)."""
+    return min(nodes, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)), default=None)
 
 
 def breaking_functions(
