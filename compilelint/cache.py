@@ -34,7 +34,7 @@ from compilelint.findings import FileResult
 from compilelint.project import EntryPoint, ModuleMap
 
 DEFAULT_DIR = ".compilelint_cache"
-FORMAT = 3  # 3: Finding.reached_sites
+FORMAT = 4  # 3: Finding.reached_sites; 4: FileResult.constructions
 MAX_ENTRIES = 200_000
 DISABLE_VARIABLE = "COMPILELINT_NO_CACHE"
 

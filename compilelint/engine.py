@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from compilelint.analysis import duck_calls
 from compilelint.analysis.breaking import always_breaking, break_points
 from compilelint.analysis.compile_modes import fullgraph_only
+from compilelint.analysis.construction_facts import ConstructionFact, ConstructionTable, for_module, incoming, joined, outgoing
 from compilelint.analysis.dynamo_config import captured, function_flags, module_flags
 from compilelint.analysis.nested_roots import nested_root_of
 from compilelint.analysis.own_frames import OWN_FRAME_CODES, constructor_calls
@@ -83,6 +84,7 @@ def lint_source(
     known_returns: Mapping[str, KnownReturn] | None = None,
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
     reexports: Mapping[str, str] | None = None,
+    known_constructions: Sequence[ConstructionFact] = (),
 ) -> FileResult:
     """Lint one file's contents. Never raises for bad input: it becomes CL900/CL999.
 
@@ -90,7 +92,8 @@ def lint_source(
     ``module`` is the file's dotted name, to resolve its relative imports; ``tree`` is
     the file already parsed (flake8 passes one), to save parsing it again. ``roots=False``
     analyses only what ``entries`` reach (a package file a user's call runs into);
-    ``reexports`` are imported names that other modules of the run re-export from outside it.
+    ``reexports`` are imported names that other modules of the run re-export from outside it;
+    ``known_constructions`` what other files' constructions pass to this file's classes.
     """
     try:
         text = decode_source(source) if isinstance(source, bytes) else source
@@ -119,12 +122,14 @@ def lint_source(
     attributes_out: dict[tuple[str, str], tuple[str, ...]] = {}
     decided_out: set[int] = set()
     imports_out: dict[str, tuple[str, bool]] = {}
+    constructions_out: list[ConstructionFact] = []
 
     def analyse(isolate: bool = False) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
         rules, probes = selected_rules(settings, path), _break_rules(settings, path)
         return _analyse(parsed, text, path, rules, entries, probes, deadline, isolate, roots, packages,
                         _CallerModule(module, _is_package(path)), known_returns or {}, returns_out, classes_out,
-                        known_attributes or {}, attributes_out, decided_out, reexports, imports_out)  # fmt: skip
+                        known_attributes or {}, attributes_out, decided_out, reexports, imports_out,
+                        known_constructions, constructions_out)  # fmt: skip
 
     try:
         try:
@@ -144,7 +149,8 @@ def lint_source(
     return FileResult(path=path, findings=findings, calls=_resolved_calls(calls, path, module), depends_on=depends_on,
                       returns=tuple(sorted(returns_out.items())), classes=tuple(classes_out),
                       attributes=tuple(sorted((c, a, o) for (c, a), o in attributes_out.items())),
-                      decided_ifs=tuple(sorted(decided_out)), imports=tuple(sorted((n, q, used) for n, (q, used) in imports_out.items())))  # fmt: skip
+                      decided_ifs=tuple(sorted(decided_out)), imports=tuple(sorted((n, q, used) for n, (q, used) in imports_out.items())),
+                      constructions=tuple(sorted(set(constructions_out))))  # fmt: skip
 
 
 def _package_calls(settings: Settings, path: str) -> PackageCalls | None:
@@ -381,6 +387,8 @@ def _analyse(
     decided_out: set[int] | None = None,
     reexports: Mapping[str, str] | None = None,
     imports_out: dict[str, tuple[str, bool]] | None = None,
+    known_constructions: Sequence[ConstructionFact] = (),
+    constructions_out: list[ConstructionFact] | None = None,
 ) -> tuple[list[RawFinding], list[RuleFailure], list[ExternalCall]]:
     """Findings of ``rules``; ``break_rules`` run only to learn where the graph breaks.
     With ``isolate``, a function nested too deeply even for that stops alone (CL999 on it)."""
@@ -388,6 +396,8 @@ def _analyse(
     index = build_index(tree, find_compile_calls="compile" in text or "optimize" in text, text=text, reexports=reexports)
     if imports_out is not None and caller is not None:
         imports_out.update(_imported_names(index, caller))
+    if known_constructions and caller is not None and caller.module:
+        index.incoming_constructions = incoming(index, caller.module, known_constructions)
     analysis = RegionAnalysis(index, deadline, isolate)
     if classes_out is not None and caller is not None and caller.module:
         classes_out[:] = _class_records(index, caller)
@@ -433,6 +443,8 @@ def _analyse(
             raw.extend(rule.derive(tuple(raw), analysis))
     if returns_out is not None and caller is not None and caller.module:
         returns_out.update(_entry_returns(analysis, raw, known_returns or {}, caller))
+    if constructions_out is not None and caller is not None and caller.module:
+        constructions_out.extend(outgoing(index, lambda names: _absolute_names(list(names), caller)))
     own_frames = constructor_calls(raw, analysis, ignored=OWN_FRAME_CODES)  # before the probes go
     raw = [r for r in _without_skipped_frames(raw, analysis) if r.code not in probes]
     return _with_entry_conditions(raw, analysis), dispatcher.failures, [*analysis.external_calls(), *own_frames]
@@ -575,13 +587,14 @@ def lint_file(
     known_returns: Mapping[str, KnownReturn] | None = None,
     known_attributes: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
     reexports: Mapping[str, str] | None = None,
+    known_constructions: Sequence[ConstructionFact] = (),
 ) -> FileResult:
     try:
         text = read_source(path)
     except SourceError as error:
         return _error_result(path, SYNTAX_ERROR, str(error), error.line, error.column, settings)
     return lint_source(text, path, settings, entries, module, roots=roots, known_returns=known_returns,
-                       known_attributes=known_attributes, reexports=reexports)  # fmt: skip
+                       known_attributes=known_attributes, reexports=reexports, known_constructions=known_constructions)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -592,9 +605,10 @@ class CrossFileFacts:
     returns: tuple[tuple[str, KnownReturn], ...] = ()
     attributes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     imports: tuple[tuple[str, str], ...] = ()  # names other modules re-export (project.reexported_imports)
+    constructions: tuple[ConstructionFact, ...] = ()  # what other files pass to its classes (analysis.construction_facts)
 
     def fingerprint(self) -> str:
-        facts = (self.returns, self.attributes, self.imports)
+        facts = (self.returns, self.attributes, self.imports, self.constructions)
         return repr(facts) if any(facts) else ""
 
 
@@ -605,7 +619,8 @@ Job = tuple[str, tuple[EntryPoint, ...], "str | None", Settings, CrossFileFacts]
 def _lint_chunk(jobs: list[Job]) -> list[FileResult]:
     return [
         lint_file(path, settings, entries, module, known_returns=dict(facts.returns),
-                  known_attributes={(c, a): names for c, a, names in facts.attributes}, reexports=dict(facts.imports))  # fmt: skip
+                  known_attributes={(c, a): names for c, a, names in facts.attributes}, reexports=dict(facts.imports),
+                  known_constructions=facts.constructions)  # fmt: skip
         for path, entries, module, settings, facts in jobs
     ]
 
@@ -684,6 +699,7 @@ def _cross_file_rounds(
     results = {r.path: r for r in run(first, progress)}
     returns: dict[str, KnownReturn] = {}
     attributes: dict[tuple[str, str], tuple[str, ...]] = {}
+    constructions: ConstructionTable = {}
     entries: dict[str, dict[str, EntryPoint]] = {}
     following = [r for r in results.values() if settings_of[r.path].follow_imports != "none"]
     classes = ClassTable(record for result in following for record in result.classes)
@@ -696,11 +712,13 @@ def _cross_file_rounds(
         following_now = [r for r in pending if r is inherited or settings_of[r.path].follow_imports != "none"]
         changed = collect_entries(following_now, modules, entries, classes)
         changed |= _callers_of_new_facts(following_now, results, returns, attributes, modules, entries)
+        changed |= _definers_of_constructed(following_now, constructions, modules)
         changed, again = changed | again, set()
         if not changed:
             break
         jobs_ = [(p, tuple(entries.get(p, {}).values()), modules.by_path.get(p), settings_of[p],
-                  _facts_for(results[p], returns, attributes, reexports.get(p, ()))) for p in sorted(changed)]  # fmt: skip
+                  _facts_for(results[p], returns, attributes, reexports.get(p, ()), for_module(constructions, modules.by_path.get(p))))
+                 for p in sorted(changed)]  # fmt: skip
         pending = run(jobs_, None)
         results.update((r.path, r) for r in pending)
     return results
@@ -732,6 +750,13 @@ def _callers_of_new_facts(
     return again
 
 
+def _definers_of_constructed(fresh: Sequence[FileResult], constructions: ConstructionTable, modules: ModuleMap) -> set[str]:
+    """Join what the fresh results' constructions pass to other files' classes; the files
+    defining a class that now receives more, to analyse again with it."""
+    grown = joined((fact for result in fresh for fact in result.constructions), constructions)
+    return {path for name in grown if (path := modules.by_name.get(name.rpartition(".")[0])) is not None}
+
+
 def _informative(known: KnownReturn) -> bool:
     """Whether a caller could analyse differently knowing this return."""
     plain = Kind.UNKNOWN | Kind.STATIC
@@ -745,6 +770,7 @@ def _informative(known: KnownReturn) -> bool:
 def _facts_for(
     result: FileResult, returns: dict[str, KnownReturn], attributes: dict[tuple[str, str], tuple[str, ...]],
     imports: tuple[tuple[str, str], ...] = (),
+    constructions: tuple[ConstructionFact, ...] = (),
 ) -> CrossFileFacts:  # fmt: skip
     """The facts a file's analysis can use: the returns of what it calls, every attribute,
     and what its re-exported imports are."""
@@ -753,6 +779,7 @@ def _facts_for(
         tuple(sorted((name, known) for name, known in returns.items() if name in called)),
         tuple(sorted((owner, attr, names) for (owner, attr), names in attributes.items())),
         imports,
+        constructions,
     )
 
 

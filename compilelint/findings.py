@@ -153,3 +153,6 @@ class FileResult:
     # only module-level imports bind: what another file of the run gets by importing the
     # name from this module (compilelint.project.reexported_imports)
     imports: tuple[tuple[str, str, bool], ...] = ()
+    # (absolute class name, argument key, callables, instances): what this file's constructions
+    # of other files' classes pass them (compilelint.analysis.construction_facts)
+    constructions: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = ()

@@ -150,6 +150,8 @@ class NewObjectMethodBreak(Rule):
     def _method_call_finding(
         self, candidate: _Candidate, points: list[ast.AST], function: ast.AST, parents: dict[int, ast.AST], index: ModuleIndex
     ) -> list[tuple[RawFinding, bool]]:
+        if any(point is candidate.built for point in points):
+            return []  # the construction breaks: Python built the object, and Dynamo rebuilds it from there
         if sure_break_with_args(candidate.node, points, function, parents) and resumes_at(candidate.node, candidate.built, points, function, parents, index):
             func = candidate.node.func
             assert isinstance(func, ast.Attribute)
@@ -266,14 +268,28 @@ def _returns_new_objects(function: FunctionInfo) -> bool:
 
 def _imported_method_call(node: ast.Call, ctx: RuleContext) -> _Candidate | None:
     """``solver.integrate(t)`` on ``solver = SOLVERS[m](f)`` of classes imported from other
-    files (a package's table, a factory's result): the method breaks whenever it runs when
+    files (a package's table, a factory's result), or ``self.make(y).total(y)`` on the
+    instance a call of an imported class (handed to the constructor) builds: the method breaks whenever it runs when
     those files' analysis says so (``KnownReturn.breaks``, a break point here)."""
-    site = ctx.evaluator.built_receivers.get(id(node)) if ctx.evaluator is not None else None
-    if site is None or not site.imported or ctx.callee(node) is not None or site.built.lineno >= node.lineno:
+    if ctx.evaluator is None or ctx.callee(node) is not None:
         return None
-    assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-    names = " or ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in site.imported[:3]))
-    return _Candidate(node, site.built, node.func.value.id, names, ctx.statement, ctx.region, holder=False)
+    func = node.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # self.make(y).total(y)
+        # classes by their CapWords spelling: an imported function may return an object that
+        # existed before the call, whose bound method Dynamo rebuilds
+        imported = tuple(n for n in ctx.evaluator.imported_built.get(id(func.value), ()) if n.rsplit(".", 1)[-1][:1].isupper())
+        if not imported:
+            return None
+        return _Candidate(node, func.value, ast.unparse(func.value.func) + "(...)", _class_names(imported), ctx.statement, ctx.region, holder=False)
+    site = ctx.evaluator.built_receivers.get(id(node))
+    if site is None or not site.imported or site.built.lineno >= node.lineno:
+        return None
+    assert isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+    return _Candidate(node, site.built, func.value.id, _class_names(site.imported), ctx.statement, ctx.region, holder=False)
+
+
+def _class_names(qualnames: tuple[str, ...]) -> str:
+    return " or ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in qualnames[:3]))
 
 
 def _holder(node: ast.Call, ctx: RuleContext) -> _Candidate | None:

@@ -508,3 +508,93 @@ def test_a_constructor_in_another_file_that_always_breaks_is_known_to_its_caller
     found = _found(tmp_path)
     assert ("pkg/parts.py", 3, "CL101") in found
     assert ("pkg/model.py", 6, "CL129") in found
+
+
+# Measured on torch 2.13 (CPU, backend eager): Net with Block(4, noisy_gelu) or
+# GatedBlock(4, gate=noisy_gelu) gives GB0059 at acts.py:5 in both modes; with
+# Block(4, make=Counter), GB0124 at acts.py:15 and GB0092 at layers.py:15 in the default mode
+# (fullgraph=True captures the scalar and compiles); with Block(4), no break.
+CONSTRUCTED_ELSEWHERE = {
+    "pkg/__init__.py": "",
+    "pkg/acts.py": (
+        "import torch\n"
+        "\n"
+        "\n"
+        "def noisy_gelu(x):\n"
+        "    print('gelu on', x.shape)\n"
+        "    return torch.nn.functional.gelu(x)\n"
+        "\n"
+        "\n"
+        "class Counter:\n"
+        "    def __init__(self, x):\n"
+        "        self.x = x\n"
+        "\n"
+        "    def total(self, y):\n"
+        "        z = y.sum()\n"
+        "        return y * z.item()\n"
+    ),
+    "pkg/layers.py": (
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, dim, act=torch.relu, make=None):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(dim, dim)\n"
+        "        self.act = act\n"
+        "        self.make = make\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        y = self.act(self.proj(x))\n"
+        "        if self.make is not None:\n"
+        "            y = y + self.make(y).total(y)\n"
+        "        return y\n"
+    ),
+    "pkg/wrappers.py": (
+        "from .layers import Block\n"
+        "\n"
+        "\n"
+        "class GatedBlock(Block):\n"
+        "    def __init__(self, dim, gate):\n"
+        "        super().__init__(dim, act=gate)\n"
+    ),
+}
+
+
+def _constructed_by(model: str) -> dict[str, str]:
+    return {**CONSTRUCTED_ELSEWHERE, "pkg/model.py": (
+        "from torch import nn\n"
+        "from .acts import Counter, noisy_gelu\n"
+        "from .layers import Block\n"
+        "from .wrappers import GatedBlock\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        f"        {model}\n"
+        "    def forward(self, x):\n"
+        "        return self.block(x)\n"
+    )}  # fmt: skip
+
+
+def test_a_function_another_file_hands_to_a_constructor_is_compiled_code(tmp_path: Path) -> None:
+    _write(tmp_path, _constructed_by("self.block = Block(4, noisy_gelu)"))  # by position
+    assert ("pkg/acts.py", 5, "CL101") in _found(tmp_path)
+
+
+def test_what_a_subclass_hands_to_an_imported_base_follows_its_own_constructions(tmp_path: Path) -> None:
+    # model.py -> wrappers.GatedBlock(gate=...) -> super().__init__(act=gate) -> layers.Block
+    _write(tmp_path, _constructed_by("self.block = GatedBlock(4, gate=noisy_gelu)"))
+    assert ("pkg/acts.py", 5, "CL101") in _found(tmp_path)
+
+
+def test_a_class_another_file_hands_to_a_constructor_builds_a_new_object(tmp_path: Path) -> None:
+    _write(tmp_path, _constructed_by("self.block = Block(4, make=Counter)"))
+    found = _found(tmp_path)
+    assert {("pkg/acts.py", 15, "CL105"), ("pkg/layers.py", 15, "CL124")} <= found
+    assert ("pkg/acts.py", 5, "CL101") not in found  # the default, torch.relu, is what runs
+
+
+def test_constructions_in_no_file_of_the_run_leave_the_default(tmp_path: Path) -> None:
+    _write(tmp_path, _constructed_by("self.block = Block(4)"))
+    assert ("pkg/acts.py", 5, "CL101") not in _found(tmp_path)

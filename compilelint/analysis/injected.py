@@ -110,7 +110,26 @@ def parameter_values(index: ModuleIndex, owner: ClassInfo, init: FunctionInfo, p
         value = _argument(call, bound, parameter)
         if value is not None:
             found.append(value_of(index, value, around, depth))
+    found.extend(_passed_from_other_files(index, owner, init, parameter))
     return _joined(found)
+
+
+def _passed_from_other_files(index: ModuleIndex, owner: ClassInfo, init: FunctionInfo, parameter: str) -> Iterator[Injected]:
+    """What constructions in other files of the run pass for ``parameter``
+    (``analysis.construction_facts``): of ``owner`` or a class of this file that runs
+    ``init`` as its constructor, by position or by keyword."""
+    incoming = index.incoming_constructions
+    if not incoming:
+        return
+    args = init.node.args
+    names = [a.arg for a in args.posonlyargs + args.args][1:]
+    keys = ([str(names.index(parameter))] if parameter in names else []) + [parameter]
+    for cls in index.all_classes:
+        if index.classes.get(cls.name) is cls and owner in cls.mro() and cls.find_method("__init__") is init:
+            for key in keys:
+                held = incoming.get((cls.name, key))
+                if held is not None:
+                    yield Injected(callables=held[0], instances=held[1])
 
 
 def _calls_reaching(index: ModuleIndex, owner: ClassInfo, init: FunctionInfo) -> Iterator[tuple[ast.Call, FunctionInfo | None, FunctionInfo]]:
@@ -218,15 +237,20 @@ def _joined(found: list[Injected]) -> Injected:
     return Injected(callables=join(*(f.callables for f in found))[:MAX_OBJECTS], instances=join(*(f.instances for f in found))[:MAX_OBJECTS])
 
 
+def calls_with_functions(index: ModuleIndex) -> Iterator[tuple[ast.Call, FunctionInfo | None]]:
+    """Every call of the file, with the function (a method's FunctionInfo) it is in."""
+    if index.tree is not None:
+        yield from _calls(index.tree.body, None, index)
+
+
 def _sites(index: ModuleIndex) -> dict[str, list[tuple[ast.Call, FunctionInfo | None]]]:
     """Every call of a name that is a class of the file, with the function it is in."""
     if index.construction_sites is not None:
         return index.construction_sites
     found: dict[str, list[tuple[ast.Call, FunctionInfo | None]]] = {}
-    if index.tree is not None:
-        for call, around in _calls(index.tree.body, None, index):
-            if isinstance(call.func, ast.Name) and call.func.id in index.classes:
-                found.setdefault(call.func.id, []).append((call, around))
+    for call, around in calls_with_functions(index):
+        if isinstance(call.func, ast.Name) and call.func.id in index.classes:
+            found.setdefault(call.func.id, []).append((call, around))
     index.construction_sites = found
     return found
 

@@ -202,6 +202,9 @@ class ModuleIndex:
     # analysis.injected's caches: class name -> its constructions; (id(class), attr) -> values
     construction_sites: dict[str, list[tuple[ast.Call, FunctionInfo | None]]] | None = None
     injected_memo: dict[tuple[int, str], object] = field(default_factory=dict)
+    # analysis.construction_facts: what other files' constructions pass to this file's classes,
+    # (class name, "0".. position after self or keyword) -> (callables, instances)
+    incoming_constructions: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
     def instantiated(self, cls: ClassInfo) -> bool:
         """Whether another class of the file builds this one: it is then a submodule, not an
