@@ -47,7 +47,9 @@ class NumpyValueAsNumber(Rule):
     that break receives the real array as an array input: its `range(1, max(n) + 1)` breaks
     again (GB0059), while a draw without a size returns a Python number, which does not.
     Elementwise functions of Python numbers (`int(np.ceil(n / 4))`,
-    `x / np.sqrt(d)`) do not break and are not flagged; `np.lcm`/`np.gcd` used as a number
+    `x / np.sqrt(d)`) do not break and are not flagged; of an array they give an array
+    (`range(bins[1], bins[2])` for `bins = np.floor(np.linspace(0, n, 4)).astype(int)`
+    breaks in both modes, GB0059); `np.lcm`/`np.gcd` used as a number
     fail in both modes (GB0208) and are flagged where the call is the number itself.
 
     ## Example

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_in_mro
+from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.guards import only_raises
+from compilelint.analysis.kinds import Kind
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -17,16 +20,19 @@ class PythonNumberArgument(Rule):
     ## What it does
     Flags, in a `forward` or `@torch.compile` function, a parameter annotated `int` or
     `float` (or with a number default) that is used as a loop count (`range(n)`), to
-    repeat a list (`[0.0] * n`), in a branch test (`if p > 0.5:`), or in a `math`
-    function (`math.exp(t)`).
+    repeat a list (`[0.0] * n`), in a branch test (`if p > 0.5:`), in a `math`
+    function (`math.exp(t)`), or to index or slice a Python list, tuple, dict or module
+    container (`self.sigmas[step]`, `self.sigmas[step + 1]`, `self.blocks[i](x)`).
 
     ## Why is this bad?
     Python numbers are not graph inputs: Dynamo guards on their value. Measured on torch
     2.13, a number used only in tensor arithmetic (`x / temperature`, `x[:n]`,
-    `torch.zeros(n)`) recompiles once, then becomes a dynamic input (not flagged). Used as
-    a loop count, a list length or in `math.*` it recompiles for every new value (5
-    values, 5 graphs), and in a branch test once more on each side of the threshold, until
-    the recompile limit (8) sends the function to eager.
+    `torch.zeros(n)`, a tensor buffer indexed: `self.sigmas[step]`) recompiles once, then
+    becomes a dynamic input (not flagged). Used as a loop count, a list length, in `math.*`
+    or as the index of a Python container it recompiles for every new value (5 values, 5
+    graphs; a scheduler's `self.sigmas[step]` over 10 steps reaches the limit, with
+    `dynamic=True` too), and in a branch test once more on each side of the threshold,
+    until the recompile limit (8) sends the function to eager.
 
     ## Example
     ```python
@@ -47,8 +53,9 @@ class PythonNumberArgument(Rule):
             return x - 0.1 * x.tanh()
     ```
     Keep per-call numbers out of Python control flow: loop outside the compiled function,
-    pass a tensor (`torch.tensor(p)`) and use tensor ops (`torch.where`), or fix the value
-    at construction.
+    pass a tensor (`torch.tensor(p)`) and use tensor ops (`torch.where`), keep per-step
+    tables in a tensor buffer (`register_buffer("sigmas", torch.tensor(sigmas))`), or fix
+    the value at construction.
 
     ## Fix safety
     No automatic fix: the remedy moves code across the compiled boundary.
@@ -58,7 +65,7 @@ class PythonNumberArgument(Rule):
     name = "python-number-argument"
     message = "int/float argument used where Dynamo specialises on its value: recompiles per value"
     breaks = ()
-    nodes = (ast.Call, ast.BinOp, ast.If, ast.While, ast.IfExp)
+    nodes = (ast.Call, ast.BinOp, ast.If, ast.While, ast.IfExp, ast.Subscript)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.is_entry_point or ctx.function is None:
@@ -104,6 +111,12 @@ class PythonNumberArgument(Rule):
 
     @staticmethod
     def _specialising_use(node: ast.AST, numbers: dict[str, str | None], ctx: RuleContext) -> tuple[str, str] | None:
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            names = _index_names(node.slice, numbers)
+            if not names or _indexed_before(node, names, ctx):
+                return None
+            what = _python_container(ctx.kind(node.value)) or _built_as_container(node.value, ctx)
+            return (names[0], f"the index of a Python {what}") if what else None
         if isinstance(node, ast.Call):
             name = ctx.qualname(node.func) or ""
             for arg in node.args:
@@ -117,6 +130,70 @@ class PythonNumberArgument(Rule):
                 if isinstance(display, (ast.List, ast.Tuple)) and isinstance(count, ast.Name) and count.id in numbers:
                     return count.id, "a list length"
         return None
+
+
+_INDEX_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Slice, ast.Constant, ast.operator, ast.unaryop, ast.expr_context)
+
+
+def _index_names(index: ast.expr, numbers: dict[str, str | None]) -> list[str]:
+    """The number arguments an index is computed from (``step``, ``step + 1``, ``:n``), when
+    it is only those, constants and arithmetic; [] otherwise."""
+    names: list[str] = []
+    for node in ast.walk(index):
+        if isinstance(node, ast.Name) and node.id in numbers:
+            names.append(node.id)
+        elif not isinstance(node, _INDEX_ARITHMETIC):
+            return []
+    return names
+
+
+def _python_container(kind: Kind) -> str | None:
+    """What a subscripted value is when it is a Python container: Dynamo looks the item up
+    while tracing, so it guards on the index's exact value (a tensor is indexed in the graph)."""
+    if kind & (Kind.UNKNOWN | Kind.NUMPY) or kind == Kind.NONE:
+        return None
+    if kind & Kind.MODULE:
+        return "module container"
+    if kind & Kind.CONTAINER:
+        return "list, tuple or dict of tensors"
+    if not kind & ~Kind.STATIC:
+        return "list, tuple or dict"
+    return None
+
+
+def _indexed_before(node: ast.Subscript, names: list[str], ctx: RuleContext) -> bool:
+    """The same container indexed by the same argument earlier in the function
+    (``self.sigmas[step]``, then ``self.sigmas[step + 1]``): the guard on the argument's value
+    is in place from there, and this use adds no recompile of its own."""
+    assert ctx.function is not None
+    container = ast.dump(node.value)
+    here = (node.lineno, node.col_offset)
+    return any(
+        isinstance(other, ast.Subscript) and (other.lineno, other.col_offset) < here and ast.dump(other.value) == container
+        and set(_index_names(other.slice, dict.fromkeys(names))) & set(names)
+        for other in own_nodes(ctx.function.node)
+    )  # fmt: skip
+
+
+CONTAINER_DISPLAYS = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
+CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "sorted"})
+
+
+def _built_as_container(value: ast.expr, ctx: RuleContext) -> str | None:
+    """"list, tuple or dict" when every binding of the local name, or every store to
+    ``self.attr`` in the class, builds one (a display, a comprehension, ``list(...)``)."""
+    function = ctx.function
+    assert function is not None
+    if isinstance(value, ast.Name):
+        bound = assigned_values(function.node, value.id)
+    elif isinstance(value, ast.Attribute) and is_self(value.value, function) and function.owner is not None:
+        bound = stored_in_mro(function.owner, value.attr)
+    else:
+        return None
+    built = bool(bound) and all(
+        isinstance(v, CONTAINER_DISPLAYS) or isinstance(v, ast.Call) and ctx.builtin(v.func) in CONTAINER_BUILTINS for v in bound
+    )
+    return "list, tuple or dict" if built else None
 
 
 def _against_zero_or_one(test: ast.Compare) -> bool:

@@ -72,7 +72,7 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
             # `size=None` draws one number
             keywords = frozenset(k.arg for k in node.keywords if not (isinstance(k.value, ast.Constant) and k.value.value is None))
             return K.numpy_draw_kind(name, len(node.args), keywords)
-        return K.numpy_function_kind(name)
+        return K.numpy_function_kind(name, [*arg_kinds, *(evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords)])
     if name is not None and imported_root(evaluator, node.func):
         known = evaluator.sink.external(node, evaluator, name)  # maybe a helper in another file of the run
         if name.rsplit(".", 1)[-1][:1].isupper():  # CamelCase: a class; the result is its instance

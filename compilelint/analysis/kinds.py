@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 
 
@@ -442,13 +442,25 @@ NUMPY_RANDOM_SIZE_ARGUMENT: dict[str, int | None] = {
 }  # fmt: skip
 
 
-def numpy_function_kind(name: str) -> Kind:
-    """``numpy.sum`` -> an array Dynamo traces as a tensor; anything else stays UNKNOWN."""
+# Of NUMPY_NOT_ARRAYS, what no argument makes an array: type queries and constants.
+NUMPY_QUERIES = frozenset(
+    {"dtype", "finfo", "iinfo", "issubdtype", "result_type", "promote_types", "can_cast", "isscalar", "ndim", "shape",
+     "pi", "e", "inf", "nan"}
+)  # fmt: skip
+
+
+def numpy_function_kind(name: str, arguments: Sequence[Kind] = ()) -> Kind:
+    """``numpy.sum`` -> an array Dynamo traces as a tensor; an elementwise ufunc is one when
+    an argument is (``np.floor(np.linspace(0, n, 5))``: measured on 2.13, ``range()`` of its
+    elements breaks with GB0059 in both modes); anything else stays UNKNOWN."""
     parts = name.split(".")
     if len(parts) == 3 and parts[1] in NUMPY_ARRAY_SUBMODULES:  # numpy.linalg.norm, numpy.fft.rfft
         parts = [parts[0], parts[2]]
-    if len(parts) != 2 or parts[1] in NUMPY_NOT_ARRAYS or not parts[1][:1].islower():
+    if len(parts) != 2 or not parts[1][:1].islower():
         return Kind.UNKNOWN
+    if parts[1] in NUMPY_NOT_ARRAYS:
+        array_in = parts[1] not in NUMPY_QUERIES and any(k & Kind.NUMPY and not k & Kind.TENSOR for k in arguments)
+        return Kind.UNKNOWN | Kind.NUMPY if array_in else Kind.UNKNOWN
     return Kind.UNKNOWN | Kind.NUMPY
 
 
