@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.comprehension_frames import assigned_values
 from compilelint.analysis.kinds import Kind
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -51,6 +52,9 @@ class NumpyValueAsNumber(Rule):
     (`range(bins[1], bins[2])` for `bins = np.floor(np.linspace(0, n, 4)).astype(int)`
     breaks in both modes, GB0059); `np.lcm`/`np.gcd` used as a number
     fail in both modes (GB0208) and are flagged where the call is the number itself.
+    `int()`/`float()` of `np.percentile`, `np.quantile` or `np.median` over a whole array
+    breaks too, and the code resumed after the break raises TypeError: Dynamo hands it a
+    one-element array (`fullgraph=True` compiles; the message says so).
 
     ## Example
     ```python
@@ -118,11 +122,17 @@ class NumpyValueAsNumber(Rule):
             elif not ctx.kind(value) & Kind.NUMPY:
                 continue
             claim = "in both modes" if Mode.FULLGRAPH in modes else "unless `fullgraph=True`"
+            quantile = _quantile_of(value, ctx) if where in ("`int()`", "`float()`") else None
+            then = (
+                f"; after the break Dynamo hands `{where[1:-3]}()` the `np.{quantile}` result as a one-element array it "
+                "cannot convert, so the compiled call raises TypeError ('only 0-dimensional arrays can be converted to "
+                "Python scalars'); take `.item()` of it, or compute it with `torch.quantile`"
+                if quantile else "; compute it with Python (`sum`, `max`, `math.prod`) on Python numbers and sizes"
+            )
             ctx.report(
                 value,
                 f"NumPy result `{_short(value)}` used as {where}: Dynamo traces NumPy as tensors, so this reads the "
-                f"number back from tensor data and breaks the graph {claim} ({gb_id}); compute it with Python "
-                "(`sum`, `max`, `math.prod`) on Python numbers and sizes",
+                f"number back from tensor data and breaks the graph {claim} ({gb_id}){then}",
                 breaks=modes,
                 gb_ids=(gb_id,),
             )
@@ -136,6 +146,34 @@ def _elements(values: list[ast.expr]) -> list[ast.expr]:
 
 def _operands(test: ast.expr) -> list[ast.expr]:
     return [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
+
+
+# torch._numpy's quantile reductions over a whole array: measured on 2.13, int()/float() of
+# their result breaks (GB0033) and the code resumed after the break raises TypeError
+# (fullgraph=True captures the scalar and compiles); the same of np.mean/max/average/std,
+# or of np.median(a, axis=0), only breaks.
+QUANTILES = {"numpy.percentile": 2, "numpy.quantile": 2, "numpy.median": 1}  # -> the axis argument's position
+
+
+def _quantile_of(value: ast.expr, ctx: RuleContext) -> str | None:
+    """The quantile function whose whole-array result ``value`` is, directly or through
+    every binding of a local name."""
+    calls = [value]
+    if isinstance(value, ast.Name) and ctx.function is not None:
+        calls = assigned_values(ctx.function.node, value.id) or [value]
+    names = {_whole_array_quantile(call, ctx) for call in calls}
+    name = names.pop() if len(names) == 1 else None
+    return name.rpartition(".")[2] if name else None
+
+
+def _whole_array_quantile(call: ast.expr, ctx: RuleContext) -> str | None:
+    if not isinstance(call, ast.Call):
+        return None
+    name = ctx.qualname(call.func)
+    axis = QUANTILES.get(name or "")
+    if axis is None or len(call.args) > axis or any(k.arg in ("axis", None) for k in call.keywords):
+        return None
+    return name
 
 
 def _is_integer_ufunc(value: ast.expr, ctx: RuleContext) -> bool:

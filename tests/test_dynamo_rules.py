@@ -221,6 +221,37 @@ class Net(nn.Module):
 '''
 
 
+FLOAT_OF_PERCENTILE = '''
+import numpy as np
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        q = np.percentile(x.detach().numpy(), 90)
+        return x.clamp(max=float(q))
+'''
+
+
+def test_float_of_a_whole_array_percentile_raises_type_error_in_the_default_mode(tmp_path: Path) -> None:
+    """CL120's claim for ``float(np.percentile(a, 90))``: the default mode breaks at
+    ``float()`` (GB0033), and the code resumed there raises TypeError on the one-element
+    array Dynamo hands it; ``fullgraph=True`` captures the scalar and compiles."""
+    path = tmp_path / "percentile.py"
+    path.write_text(FLOAT_OF_PERCENTILE)
+    findings = [f for f in lint_source(FLOAT_OF_PERCENTILE, str(path)).findings if f.code == "CL120"]
+    assert [(f.line, "raises TypeError" in f.message) for f in findings] == [(10, True)]
+    module = load_module(path)
+    torch._dynamo.reset()
+    with pytest.raises(TypeError, match="0-dimensional"):
+        torch.compile(module.Net(), backend="eager")(torch.randn(6))
+    torch._dynamo.reset()
+    x = torch.randn(6)
+    assert torch.equal(torch.compile(module.Net(), backend="eager", fullgraph=True)(x), module.Net()(x))
+    torch._dynamo.reset()
+
+
 def test_an_assert_message_that_is_no_string_raises_type_error_in_both_modes(tmp_path: Path) -> None:
     """CL104's claim for ``assert ok, (a, b)``: no graph break, but the compiled call raises
     TypeError (``_assert_async`` gets the tuple); the error comes from the graph, with no
