@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_in_mro
+from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.kinds import Kind, is_data_scalar
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -55,6 +56,13 @@ class DataDependentName(Rule):
     Keep experts in an `nn.ModuleList` and select with tensors (masks, `index_add`)
     rather than by names built from data.
 
+    The same holds for such a number used as the key or index of a Python container
+    (`table[k]`, `k in table`, `self.layers[k]`), and for a Python list holding such
+    numbers used as a tensor's index (`pos[chosen]` after `chosen.append(int(d.argmax()))`,
+    `x[t.topk(2).indices.tolist()]`): measured on torch 2.13, `fullgraph=True` fails there
+    ("Could not extract specialized integer from data-dependent expression"), while
+    `x[torch.tensor(chosen)]` and `x[k]` compile.
+
     ## Fix safety
     No automatic fix: routing by tensors changes how the code is written.
     """
@@ -67,7 +75,7 @@ class DataDependentName(Rule):
     nodes = (ast.Call, ast.Subscript, ast.Compare)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        if self._number_lookup(node, ctx):
+        if self._number_lookup(node, ctx) or self._list_index(node, ctx):
             return
         if isinstance(node, ast.Subscript):
             name, what, gb_id = node.slice, "subscript key", "GB0088"
@@ -109,6 +117,61 @@ class DataDependentName(Rule):
             gb_ids=(),
         )
         return True
+
+
+    def _list_index(self, node: ast.AST, ctx: RuleContext) -> bool:
+        """``x[idx]`` of a tensor where ``idx`` is a Python list holding numbers read from
+        tensor data (``[0, int(t.argmax())]``, a list such numbers are appended to, a
+        ``.tolist()``)."""
+        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
+            return False
+        held = ctx.kind(node.value)
+        if not held & Kind.TENSOR or held & (Kind.CONTAINER | Kind.UNKNOWN | Kind.MODULE):
+            return False
+        source = _data_in_list(node.slice, ctx)
+        if source is None:
+            return False
+        holding = f"made by `{ast.unparse(source)}`" if _is_tolist(source) else f"holding `{ast.unparse(source)}`"
+        ctx.report(
+            node.slice,
+            f"a Python list {holding}, numbers read from tensor data, indexes a tensor: once "
+            "Dynamo captures the number (`fullgraph=True`) it is a symbol, and turning the list into an index needs "
+            "a concrete value (\"Could not extract specialized integer from data-dependent expression\"); index with "
+            "a tensor (`x[torch.tensor(idx)]`, `x.index_select(0, ...)`) or keep the numbers tensors",
+            gb_ids=(),
+        )
+        return True
+
+
+def _data_in_list(index: ast.expr, ctx: RuleContext) -> ast.expr | None:
+    """The data-dependent number a list index holds: an element of a list display, what is
+    appended to a local list, or the ``.tolist()`` call that built it."""
+    if isinstance(index, ast.List):
+        return next((e for e in index.elts if is_data_scalar(ctx.kind(e))), None)
+    if _is_tolist(index):
+        return index
+    function = ctx.function
+    if not isinstance(index, ast.Name) or function is None:
+        return None
+    values = assigned_values(function.node, index.id)
+    if not values or not all(isinstance(v, ast.List) or _is_tolist(v) for v in values):
+        return None
+    for value in values:
+        found = _data_in_list(value, ctx)
+        if found is not None:
+            return found
+    for call in own_nodes(function.node):
+        if (
+            isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == index.id and len(call.args) == 1
+            and is_data_scalar(ctx.kind(call.args[0]))
+        ):  # fmt: skip
+            return call.args[0]
+    return None
+
+
+def _is_tolist(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" and not node.args
 
 
 def _python_container(node: ast.expr, ctx: RuleContext) -> bool:
