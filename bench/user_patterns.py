@@ -20,7 +20,10 @@ kwargs, dispatch by name, sampling, string-keyed caches) and `routing_and_sequen
 (mixture-of-experts routing, scatter and segment reductions, padding masks, decoding
 bookkeeping, bucketing). An eighth, `detection_and_sampling` (box decoding, NMS, anchors,
 detection metrics, diffusion schedulers and sampling loops, audio front ends, segmentation
-heads, policy heads, a gradient penalty), was written blind in session 14.
+heads, policy heads, a gradient penalty), and a ninth, `graphs_points_and_tables` (message
+passing, k-nearest-neighbour and radius graphs, farthest point sampling, voxels, tabular
+embeddings and normalisation, time-series features, recommender losses), were written
+blind in session 14.
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -40,7 +43,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent / "user_patterns"
 PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control",
-         "routing_and_sequences", "detection_and_sampling")
+         "routing_and_sequences", "detection_and_sampling", "graphs_points_and_tables")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
