@@ -22,8 +22,10 @@ bookkeeping, bucketing). An eighth, `detection_and_sampling` (box decoding, NMS,
 detection metrics, diffusion schedulers and sampling loops, audio front ends, segmentation
 heads, policy heads, a gradient penalty), and a ninth, `graphs_points_and_tables` (message
 passing, k-nearest-neighbour and radius graphs, farthest point sampling, voxels, tabular
-embeddings and normalisation, time-series features, recommender losses), were written
-blind in session 14.
+embeddings and normalisation, time-series features, recommender losses) and a tenth,
+`generation_and_efficiency` (repetition penalty, top-p, stop tokens, positional caches,
+adapters by name, fake quantisation, pruning, stochastic depth, spectral norm, EMA weights,
+patch embedding, token merging), were written blind in session 14.
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -43,7 +45,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent / "user_patterns"
 PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control",
-         "routing_and_sequences", "detection_and_sampling", "graphs_points_and_tables")
+         "routing_and_sequences", "detection_and_sampling", "graphs_points_and_tables", "generation_and_efficiency")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
