@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_in_mro
+from compilelint.analysis.comprehension_frames import assigned_values
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.kinds import Kind, is_data_scalar
+from compilelint.analysis.python_containers import built_as_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -175,23 +176,12 @@ def _is_tolist(node: ast.expr) -> bool:
 
 
 def _python_container(node: ast.expr, ctx: RuleContext) -> bool:
-    """A dict, list or tuple the source builds (a display, or a local name or attribute of
-    ``self`` bound only to displays), or a module container (``nn.ModuleList``)."""
-    if isinstance(node, CONTAINER_DISPLAYS):
-        return True
+    """A dict, list or tuple the source builds (``analysis.python_containers``), or a module
+    container (``nn.ModuleList``)."""
     kind = ctx.kind(node)
     if kind & Kind.MODULE and not kind & (Kind.TENSOR | Kind.UNKNOWN):
         return True
-    values: list[ast.expr] = []
-    function = ctx.function
-    if isinstance(node, ast.Name) and function is not None:
-        values = assigned_values(function.node, node.id)
-    elif isinstance(node, ast.Attribute) and function is not None and function.owner is not None and is_self(node.value, function):
-        values = stored_in_mro(function.owner, node.attr)
-    return bool(values) and all(isinstance(v, CONTAINER_DISPLAYS) for v in values)
-
-
-CONTAINER_DISPLAYS = (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Tuple)
+    return built_as_container(node, ctx.function, ctx.builtin)
 
 
 def _data_part(name: ast.expr, ctx: RuleContext) -> ast.expr | None:

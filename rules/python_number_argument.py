@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.comprehension_frames import assigned_values, is_self, stored_in_mro
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.guards import only_raises
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.python_containers import built_as_container
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -115,7 +115,9 @@ class PythonNumberArgument(Rule):
             names = _index_names(node.slice, numbers)
             if not names or _indexed_before(node, names, ctx):
                 return None
-            what = _python_container(ctx.kind(node.value)) or _built_as_container(node.value, ctx)
+            what = _python_container(ctx.kind(node.value))
+            if what is None and built_as_container(node.value, ctx.function, ctx.builtin):
+                what = "list, tuple or dict"
             return (names[0], f"the index of a Python {what}") if what else None
         if isinstance(node, ast.Call):
             name = ctx.qualname(node.func) or ""
@@ -173,27 +175,6 @@ def _indexed_before(node: ast.Subscript, names: list[str], ctx: RuleContext) -> 
         and set(_index_names(other.slice, dict.fromkeys(names))) & set(names)
         for other in own_nodes(ctx.function.node)
     )  # fmt: skip
-
-
-CONTAINER_DISPLAYS = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
-CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "sorted"})
-
-
-def _built_as_container(value: ast.expr, ctx: RuleContext) -> str | None:
-    """"list, tuple or dict" when every binding of the local name, or every store to
-    ``self.attr`` in the class, builds one (a display, a comprehension, ``list(...)``)."""
-    function = ctx.function
-    assert function is not None
-    if isinstance(value, ast.Name):
-        bound = assigned_values(function.node, value.id)
-    elif isinstance(value, ast.Attribute) and is_self(value.value, function) and function.owner is not None:
-        bound = stored_in_mro(function.owner, value.attr)
-    else:
-        return None
-    built = bool(bound) and all(
-        isinstance(v, CONTAINER_DISPLAYS) or isinstance(v, ast.Call) and ctx.builtin(v.func) in CONTAINER_BUILTINS for v in bound
-    )
-    return "list, tuple or dict" if built else None
 
 
 def _against_zero_or_one(test: ast.Compare) -> bool:
