@@ -237,10 +237,12 @@ def _joined(found: list[Injected]) -> Injected:
     return Injected(callables=join(*(f.callables for f in found))[:MAX_OBJECTS], instances=join(*(f.instances for f in found))[:MAX_OBJECTS])
 
 
-def calls_with_functions(index: ModuleIndex) -> Iterator[tuple[ast.Call, FunctionInfo | None]]:
-    """Every call of the file, with the function (a method's FunctionInfo) it is in."""
-    if index.tree is not None:
-        yield from _calls(index.tree.body, None, index)
+def calls_with_functions(index: ModuleIndex) -> list[tuple[ast.Call, FunctionInfo | None]]:
+    """Every call of the file, with the function (a method's FunctionInfo) it is in: one
+    walk per file, for its construction sites and for ``construction_facts.outgoing``."""
+    if index.calls is None:
+        index.calls = list(_calls(index.tree.body, None, index)) if index.tree is not None else []
+    return index.calls
 
 
 def _sites(index: ModuleIndex) -> dict[str, list[tuple[ast.Call, FunctionInfo | None]]]:

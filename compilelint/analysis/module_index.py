@@ -201,6 +201,7 @@ class ModuleIndex:
     tree: ast.Module | None = None  # the file's syntax tree (analysis.injected reads its calls)
     # analysis.injected's caches: class name -> its constructions; (id(class), attr) -> values
     construction_sites: dict[str, list[tuple[ast.Call, FunctionInfo | None]]] | None = None
+    calls: list[tuple[ast.Call, FunctionInfo | None]] | None = None  # every call, with the function it is in
     injected_memo: dict[tuple[int, str], object] = field(default_factory=dict)
     # analysis.construction_facts: what other files' constructions pass to this file's classes,
     # (class name, "0".. position after self or keyword) -> (callables, instances)
