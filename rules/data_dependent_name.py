@@ -154,6 +154,9 @@ def _data_in_list(index: ast.expr, ctx: RuleContext) -> ast.expr | None:
     function = ctx.function
     if not isinstance(index, ast.Name) or function is None:
         return None
+    kind = ctx.kind(index)
+    if kind & Kind.TENSOR and not kind & Kind.CONTAINER:
+        return None  # a tensor index (``x[idx]``, ``x[mask]``): no list; spares the walks below on every one
     values = assigned_values(function.node, index.id)
     if not values or not all(isinstance(v, ast.List) or _is_tolist(v) for v in values):
         return None

@@ -59,15 +59,12 @@ def incoming(index: ModuleIndex, module: str, facts: Iterable[ConstructionFact])
     and argument key, with this file's names as "@Name"."""
     found: ConstructionTable = {}
     prefix = f"{module}."
-    for target, key, callables, instances in facts:
-        name = target[len(prefix) :] if target.startswith(prefix) else None
-        if name is None or name not in index.classes:
-            continue
-        held = found.get((name, key), ((), ()))
-        found[(name, key)] = (
-            tuple(dict.fromkeys(held[0] + _local(index, prefix, callables))),
-            tuple(dict.fromkeys(held[1] + _local(index, prefix, instances))),
-        )
+    own = (
+        (target[len(prefix) :], key, _local(index, prefix, callables), _local(index, prefix, instances))
+        for target, key, callables, instances in facts
+        if target.startswith(prefix) and target[len(prefix) :] in index.classes
+    )
+    joined(own, found)
     return found
 
 
