@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import weakref
 
 from compilelint.analysis.constructors import self_name
 from compilelint.analysis.frames import first_in_source
@@ -305,16 +306,30 @@ def _numpy_generator_method(node: ast.Call, ctx: RuleContext) -> tuple[str, tupl
     function = ctx.function.node if ctx.function is not None else None
     if function is None:
         return None
-    for statement in ast.walk(function):
-        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
-            continue
-        if not any(isinstance(t, ast.Name) and t.id == holder for t in statement.targets):
-            continue
-        maker = ctx.qualname(statement.value.func) or ""
+    for made in _calls_assigned_to_names(function).get(holder, ()):
+        maker = ctx.qualname(made.func) or ""
         last = maker.rsplit(".", 1)[-1]
         if maker.startswith("numpy.random.") and (last[:1].isupper() or last == "default_rng"):
             return f"`{holder}.{func.attr}()` of a NumPy generator (`{maker}()`)", (Mode.DEFAULT,), "GB0008/GB0156"
     return None
+
+
+# One walk per function: ``_numpy_generator_method`` runs for every ``name.method()`` call.
+_ASSIGNED_CALLS: weakref.WeakKeyDictionary[ast.AST, dict[str, list[ast.Call]]] = weakref.WeakKeyDictionary()
+
+
+def _calls_assigned_to_names(function: ast.AST) -> dict[str, list[ast.Call]]:
+    """``name = call(...)`` anywhere in ``function`` (nested code too), by name, in walk order."""
+    found = _ASSIGNED_CALLS.get(function)
+    if found is None:
+        found = {}
+        for statement in ast.walk(function):
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                names = dict.fromkeys(t.id for t in statement.targets if isinstance(t, ast.Name))
+                for name in names:
+                    found.setdefault(name, []).append(statement.value)
+        _ASSIGNED_CALLS[function] = found
+    return found
 
 
 def _context_var_method(node: ast.Call, ctx: RuleContext) -> tuple[str, tuple[Mode, ...], str] | None:

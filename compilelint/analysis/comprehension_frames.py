@@ -212,14 +212,23 @@ def local_names(function: ast.AST) -> set[str]:
 
 def stored_values(cls: ClassInfo, attr: str) -> list[ast.expr]:
     """The values ``self.attr = value`` stores in the methods of ``cls``."""
-    values: list[ast.expr] = []
+    if cls.stored is None:
+        cls.stored = _stores_of(cls)
+    return cls.stored.get(attr, [])
+
+
+def _stores_of(cls: ClassInfo) -> dict[str, list[ast.expr]]:
+    """Every ``self.attr = value`` of ``cls``'s methods, by ``attr``: one walk per class,
+    where each lookup walked all its methods."""
+    stores: dict[str, list[ast.expr]] = {}
     for method in cls.methods.values():
         for node in own_nodes(method.node):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Attribute) and t.attr == attr and is_self(t.value, method) for t in node.targets
-            ):
-                values.append(node.value)
-    return values
+            if not isinstance(node, ast.Assign):
+                continue
+            attrs = dict.fromkeys(t.attr for t in node.targets if isinstance(t, ast.Attribute) and is_self(t.value, method))
+            for attr in attrs:
+                stores.setdefault(attr, []).append(node.value)
+    return stores
 
 
 def stored_in_mro(cls: ClassInfo, attr: str) -> list[ast.expr]:

@@ -18,6 +18,7 @@ inside it breaks the enclosing frame at the comprehension and Dynamo resumes aft
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TypeVar
 
@@ -122,8 +123,8 @@ def on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[
     """``point`` runs on every call of ``function`` that returns: not under a test, a ``try``
     or a ``while``, and no ``return`` before it (a ``raise`` before it rejects bad input,
     torchsde's ``BrownianInterval.__init__``: the calls that go on all reach it)."""
-    line = _line(point)
-    if any(isinstance(node, ast.Return) and node.lineno < line for node in own_nodes(function)):
+    first_return = _first_return_line(function)
+    if first_return is not None and first_return < _line(point):
         return False
     parents = parents_of(function)
     ancestor = parents.get(id(point))
@@ -132,6 +133,16 @@ def on_every_path(point: ast.AST, function: FunctionNode, parents_of: Callable[[
             return False
         ancestor = parents.get(id(ancestor))
     return True
+
+
+# function node -> the line of its first ``return`` (None: it has none); asked once per break point
+_FIRST_RETURNS: weakref.WeakKeyDictionary[ast.AST, int | None] = weakref.WeakKeyDictionary()
+
+
+def _first_return_line(function: FunctionNode) -> int | None:
+    if function not in _FIRST_RETURNS:
+        _FIRST_RETURNS[function] = min((node.lineno for node in own_nodes(function) if isinstance(node, ast.Return)), default=None)
+    return _FIRST_RETURNS[function]
 
 
 def _line(node: ast.AST, end: bool = False) -> int:
@@ -146,8 +157,8 @@ def skipped_after(function: ast.AST, points: list[ast.AST]) -> int | None:
     inside = {id(point) for point in points}
     looping: set[int] = set()  # break points a loop holds
     skipping: list[ast.AST] = []
-    for loop in (node for node in own_nodes(function) if isinstance(node, LOOPS)):
-        held = [id(n) for part in _repeated_parts(loop) for n in ast.walk(part) if id(n) in inside]
+    for loop, repeated in _loops_of(function):
+        held = inside & repeated
         if held:
             looping.update(held)
             skipping.append(loop)
@@ -157,6 +168,21 @@ def skipped_after(function: ast.AST, points: list[ast.AST]) -> int | None:
     resumes = [_line(p, end=True) for p in points if id(p) not in looping]
     earlier = [line for line in resumes if line < first]
     return max(earlier) if earlier else 0
+
+
+# function node -> its loops, each with the ids of the nodes it runs on every trip; asked per break
+_LOOPS: weakref.WeakKeyDictionary[ast.AST, list[tuple[ast.AST, frozenset[int]]]] = weakref.WeakKeyDictionary()
+
+
+def _loops_of(function: ast.AST) -> list[tuple[ast.AST, frozenset[int]]]:
+    found = _LOOPS.get(function)
+    if found is None:
+        found = [
+            (loop, frozenset(id(n) for part in _repeated_parts(loop) for n in ast.walk(part)))
+            for loop in own_nodes(function) if isinstance(loop, LOOPS)
+        ]  # fmt: skip
+        _LOOPS[function] = found
+    return found
 
 
 def _repeated_parts(loop: ast.AST) -> list[ast.AST]:

@@ -117,6 +117,8 @@ class ClassInfo:
     lookups: dict[str, object] = field(default_factory=dict)
     # attr -> its getter: kept apart from ``methods``, where a later ``@attr.setter`` def wins
     properties: dict[str, FunctionInfo] = field(default_factory=dict)
+    # self.<attr> -> the values its methods assign to it (comprehension_frames.stored_values); lazily
+    stored: dict[str, list[ast.expr]] | None = None
 
     @property
     def name(self) -> str:
