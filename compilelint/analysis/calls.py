@@ -55,6 +55,8 @@ def call(evaluator: Evaluator, node: ast.Call) -> Kind:
         return Kind.MODULE if evaluator.index.classes[name].is_module else Kind.UNKNOWN
     if name is not None and name.startswith("torch."):
         kind = torch_function_kind(name, node)
+        if name == "torch.split" and len(arg_kinds) > 1 and _split_by_data(arg_kinds[1]):
+            kind = Kind.TENSOR | Kind.CONTAINER | Kind.DATA_SIZED  # pieces as long as the data says
         values = arg_kinds + [evaluator.cache.get(id(k.value), Kind.UNKNOWN) for k in node.keywords if k.arg != "device"]
         if kind & Kind.TENSOR and values and all(not v & ~(Kind.SHAPE | Kind.STATIC) for v in values):
             kind |= Kind.FROM_NUMBERS | (Kind.FROM_SHAPES if any(v & Kind.SHAPE for v in values) else Kind.NONE)
@@ -142,7 +144,7 @@ def torch_function_kind(name: str, node: ast.Call) -> Kind:
     if last in K.TORCH_BOOL_FUNCTIONS:
         return Kind.TENSOR | Kind.BOOL
     if name == f"torch.{last}" and last in K.DATA_SIZED_FUNCTIONS:
-        return Kind.TENSOR | Kind.DATA_SIZED
+        return _data_sized_result(node)
     if name == "torch.autograd.grad":
         return Kind.TENSOR | Kind.CONTAINER  # a tuple: one gradient per input
     if name == "torch.where" and len(node.args) == 1 and not node.keywords:
@@ -272,7 +274,9 @@ def _tensor_method_kind(evaluator: Evaluator, method: str, node: ast.Call) -> Ki
     if method in K.TORCH_BOOL_FUNCTIONS:
         return Kind.TENSOR | Kind.BOOL
     if method in K.DATA_SIZED_FUNCTIONS:
-        return Kind.TENSOR | Kind.DATA_SIZED
+        return _data_sized_result(node)
+    if method == "split" and node.args and _split_by_data(evaluator.kind(node.args[0])):
+        return Kind.TENSOR | Kind.CONTAINER | Kind.DATA_SIZED
     if method in ("to", "type") and any(evaluator.qualname(a) == "torch.bool" for a in node.args):
         return Kind.TENSOR | Kind.BOOL
     return Kind.TENSOR
@@ -313,6 +317,21 @@ def subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     if kind & Kind.TENSOR and value & Kind.TENSOR and not value & Kind.CONTAINER:  # an element of a list keeps its rank
         kind = kind & ~K.RANKS | ranks.subscript_rank(value, node.slice, evaluator.cache.get(id(node.slice), Kind.NONE))
     return kind
+
+
+def _data_sized_result(node: ast.Call) -> Kind:
+    """``nonzero(as_tuple=True)`` gives a tuple of index tensors, one per dimension, each as
+    long as the data says (measured on torch 2.13: ``src, dst = m.nonzero(as_tuple=True)``,
+    then ``if src.numel() > 0:`` fails under ``fullgraph=True`` as ``m.nonzero()`` does)."""
+    as_tuple = any(k.arg == "as_tuple" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+    return Kind.TENSOR | Kind.DATA_SIZED | (Kind.CONTAINER if as_tuple else Kind.NONE)
+
+
+def _split_by_data(sizes: Kind) -> bool:
+    """Split sizes read from tensor data (``lengths.tolist()``): each piece's length is an
+    unbacked size (measured on torch 2.13: ``pad_sequence`` of the pieces fails under
+    ``fullgraph=True``, "Could not guard on data-dependent expression")."""
+    return sizes == Kind.DATA_SCALAR
 
 
 def _subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
