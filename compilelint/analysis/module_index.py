@@ -200,6 +200,7 @@ class ModuleIndex:
     subclass_map: dict[int, list[ClassInfo]] | None = None
     constructor_memo: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
     nested_compiles: NestedCompiles | None = None  # analysis.nested_roots, lazily
+    hook_roots: list[FunctionInfo] | None = None  # analysis.hook_roots, lazily
     tree: ast.Module | None = None  # the file's syntax tree (analysis.injected reads its calls)
     # analysis.injected's caches: class name -> its constructions; (id(class), attr) -> values
     construction_sites: dict[str, list[tuple[ast.Call, FunctionInfo | None]]] | None = None

@@ -23,6 +23,7 @@ from compilelint.analysis.function_scope import FunctionScope
 from compilelint.analysis.interpreter import FunctionInterpreter, StatementVisitor
 from compilelint.analysis.kinds import Kind, is_data, join_passed
 from compilelint.analysis.method_attributes import held_methods
+from compilelint.analysis.hook_roots import hook_parameter_kinds, hook_roots
 from compilelint.analysis.nested_roots import NestedRoot, nested_root_of, nested_roots
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, FunctionNode, ModuleIndex
 from compilelint.analysis.roots import calls_of_compiled, compile_call_roots, literal_arguments, literal_kind, scope_literals
@@ -356,7 +357,8 @@ class RegionAnalysis:
             return state
         state = FunctionState(info=info, chain=chain, root=root)
         if root:
-            state.params = root_parameter_kinds(info)
+            hooked = any(hook is info for hook in hook_roots(self.index))
+            state.params = hook_parameter_kinds(info) if hooked else root_parameter_kinds(info)
         if info.parent is not None and id(info.parent) not in self.states:
             # defined by a function that runs in Python (a test, a script's main); one that
             # is compiled gives its env where it runs the def (FunctionScope.define)
@@ -499,3 +501,4 @@ def find_roots(index: ModuleIndex) -> Iterator[FunctionInfo]:
     for nested in nested_roots(index):
         if not nested.info.disabled and not nested.info.opaque:
             yield nested.info
+    yield from hook_roots(index)
