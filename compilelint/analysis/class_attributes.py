@@ -216,15 +216,26 @@ def _is_self(node: ast.expr, self_name: str) -> bool:
 def _value_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.expr, in_init: bool) -> Kind:
     if isinstance(value, ast.Constant):
         return Kind.STATIC
+    if in_init and _python_value(index, value):
+        # __init__ arguments and config fields, and math of them: Python values fixed at construction
+        return Kind.STATIC
     if isinstance(value, ast.Call):
         return _call_kind(index, cls, attr, value)
-    if in_init and isinstance(value, (ast.Name, ast.Attribute, ast.BinOp, ast.Compare, ast.BoolOp)):
-        # __init__ arguments and config fields: Python values fixed at construction.
-        if not any(isinstance(n, ast.Call) for n in ast.walk(value)):
-            return Kind.STATIC
     if isinstance(value, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in value.elts):
         return Kind.STATIC
     return Kind.UNKNOWN
+
+
+def _python_value(index: ModuleIndex, value: ast.expr) -> bool:
+    """Names, attributes, operators and comparisons of them, ``math`` functions of those, and
+    displays of the latter (``(math.log(ratio[0]), math.log(ratio[1]))``): no call that could
+    make a tensor."""
+    if isinstance(value, (ast.Tuple, ast.List)):  # a display of arguments may hold modules: only of math here
+        return all(isinstance(e, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Call)) and _python_value(index, e) for e in value.elts)
+    if not isinstance(value, (ast.Name, ast.Attribute, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Constant, ast.Call)):
+        return False
+    calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
+    return all((index.qualname(call.func) or "").startswith("math.") for call in calls)
 
 
 def _call_kind(index: ModuleIndex, cls: ClassInfo, attr: str, value: ast.Call) -> Kind:
