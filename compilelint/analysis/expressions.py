@@ -358,12 +358,26 @@ class Evaluator:
             return node.id in self.hashed_names
         return isinstance(node, ast.Attribute) and self.sink.hashed_attribute(node)
 
+    def _narrowed_kind(self, arm: ast.expr, test: ast.expr, holds: bool) -> Kind:
+        """``arm``'s kind where ``test`` is ``holds``: in ``T if lengths is None else
+        int(lengths[b])`` the second arm sees ``lengths`` as a tensor (``K.not_none``)."""
+        compared = K.none_test(test)
+        if compared is None or compared[1] == holds or compared[0] not in self.env:
+            return self.kind(arm)
+        name = compared[0]
+        before = self.env[name]
+        self.env[name] = K.not_none(before)
+        try:
+            return self.kind(arm)
+        finally:
+            self.env[name] = before
+
     def if_exp(self, node: ast.IfExp) -> Kind:
         static = self.static_value(node.test)
         test = self.kind(node.test)  # cached, so that the walk after sees the test decided too
         if static is not None:
             return self.kind(node.body if static else node.orelse)
-        body, orelse = self.kind(node.body), self.kind(node.orelse)
+        body, orelse = self._narrowed_kind(node.body, node.test, True), self._narrowed_kind(node.orelse, node.test, False)
         if test == Kind.STATIC:
             # `cache.seen() if cache is not None else 0`: a Python test picks the tensor or a
             # number; on the path Dynamo takes with the tensor, its uses break as a tensor's

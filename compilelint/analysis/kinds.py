@@ -7,6 +7,7 @@ known; anything we cannot see through is ``UNKNOWN`` and stays quiet.
 
 from __future__ import annotations
 
+import ast
 import enum
 import functools
 import json
@@ -49,6 +50,8 @@ class Kind(enum.IntFlag):
 
 
 RANKS = Kind.ZERO_DIM | Kind.ONE_DIM
+# Refinements of TENSOR that say what it is on every path (a constant while shapes are static)
+ALL_PATHS = Kind.FROM_NUMBERS | Kind.FROM_SHAPES | Kind.LITERAL
 
 
 def is_data(kind: Kind) -> bool:
@@ -61,6 +64,28 @@ def is_data(kind: Kind) -> bool:
     return bool(kind & Kind.TENSOR) and not kind & (
         Kind.UNKNOWN | Kind.MODULE | Kind.STATIC | Kind.SHAPE | Kind.CONTAINER
     )
+
+
+def none_test(test: ast.expr) -> tuple[str, bool] | None:
+    """``name is None`` -> (name, True), ``name is not None`` -> (name, False): the name a
+    test compares with None, and whether the test holds when it is None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = none_test(test.operand)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None:
+        return left.id, isinstance(test.ops[0], ast.Is)
+    return None
+
+
+def not_none(kind: Kind) -> Kind:
+    """A tensor-or-None (``Optional[Tensor]``, ``t if c else None``) where a test said it is
+    not None: the tensor. Anything less certain stays as it is."""
+    if kind & Kind.TENSOR and kind & Kind.STATIC and not kind & (Kind.UNKNOWN | Kind.SHAPE | Kind.DATA_SCALAR | Kind.MODULE):
+        return kind & ~Kind.STATIC
+    return kind
 
 
 def join_passed(passed: Kind, other: Kind) -> Kind:
@@ -82,15 +107,18 @@ def join_passed(passed: Kind, other: Kind) -> Kind:
 def join(left: Kind, right: Kind) -> Kind:
     """The kind of a value that is ``left`` on one path and ``right`` on another.
 
-    The union, except for ranks: a tensor of no known rank on one path and a 0-d one on
-    the other is of no known rank. A path with no tensor (``None``) says nothing of it.
+    The union, except for what a tensor must be on every path: its rank (a tensor of no
+    known rank on one path and a 0-d one on the other is of no known rank) and being
+    computed from Python numbers and sizes only (``ALL_PATHS``: a mask given by the caller
+    on one path and ``torch.ones(shape)`` on the other is data). A path with no tensor
+    (``None``) says nothing of it.
     """
-    mine, theirs = left & RANKS, right & RANKS
+    mine, theirs = left & (RANKS | ALL_PATHS), right & (RANKS | ALL_PATHS)
     if left & Kind.TENSOR and right & Kind.TENSOR:
-        ranks = mine if mine == theirs else Kind.NONE
+        kept = mine & theirs  # a rank, or "computed from numbers", holds only if both paths say so
     else:
-        ranks = mine if left & Kind.TENSOR else theirs
-    return (left | right) & ~RANKS | ranks
+        kept = mine if left & Kind.TENSOR else theirs
+    return (left | right) & ~(RANKS | ALL_PATHS) | kept
 
 
 def join_all(kinds: Iterable[Kind]) -> Kind:
