@@ -51,6 +51,8 @@ class TargetMatch:
     missed: tuple[MissedBreak, ...]
     # hazardous recompiles (beyond a frame's first size change) no CL2xx finding explains
     missed_recompiles: tuple[Recompile, ...] = ()
+    # the default mode failed to compile at a line a finding claims (status compile-error)
+    error_predicted: bool = False
 
 
 def statement_span(finding: Finding) -> tuple[int, int]:
@@ -228,25 +230,55 @@ def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
     claim one, but only findings in functions this target ran get a status here; the
     report lists the rest once, as reached by no target.
     """
+    if run.status == statuses.COMPILE_ERROR and run.default_error is not None:
+        return _match_compile_error(run, findings)
     if run.status != statuses.OK and run.backend_failure is None:
         return TargetMatch((), ())  # nothing can be concluded from a run that failed
     # a failing backend: the events come from a second run with backend="eager"
-    by_path = _group(findings)
-    reaching = [f for f in findings if f.reaches]
-    hits: dict[int, list[BreakEvent]] = {}
-    unclaimed: list[BreakEvent] = []
-    for event in run.events:
-        claimants = _claimants(event, by_path, reaching)
-        for finding in claimants:
-            hits.setdefault(id(finding), []).append(event)
-        if not claimants:
-            unclaimed.append(event)
+    hits, unclaimed = _claims(run.events, findings)
     results = tuple(
         _status(finding, hits.get(id(finding), []), run, run.events)
         for finding in sorted(findings, key=lambda f: f.sort_key)
         if id(finding) in hits or speaks_for(run, finding)
     )
     return TargetMatch(results, _missed(unclaimed), _missed_recompiles(run, findings))
+
+
+def _claims(events: Sequence[BreakEvent], findings: Sequence[Finding]) -> tuple[dict[int, list[BreakEvent]], list[BreakEvent]]:
+    """The events claiming each finding (by id), and those no finding claims."""
+    by_path = _group(findings)
+    reaching = [f for f in findings if f.reaches]
+    hits: dict[int, list[BreakEvent]] = {}
+    unclaimed: list[BreakEvent] = []
+    for event in events:
+        claimants = _claimants(event, by_path, reaching)
+        for finding in claimants:
+            hits.setdefault(id(finding), []).append(event)
+        if not claimants:
+            unclaimed.append(event)
+    return hits, unclaimed
+
+
+def _match_compile_error(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
+    """The default mode stopped with an error at a user line: the breaks Dynamo reported
+    before it and the error itself (a break at that line) confirm the findings that claim
+    them, and the unclaimed ones are missed. Nothing after the error was compiled, so no
+    other finding gets a status."""
+    error = run.default_error
+    assert error is not None
+    events = list(run.events)
+    failure: BreakEvent | None = None
+    if error.path and error.line:
+        gb_type = error.gb_type or error.type.rsplit(".", 1)[-1]
+        failure = BreakEvent(DEFAULT, canonical(error.path), error.line, gb_type, error.gb_id,
+                             error.explanation or error.message[:300])  # fmt: skip
+        events.append(failure)
+    hits, unclaimed = _claims(events, findings)
+    results = tuple(
+        _status(finding, hits[id(finding)], run, events) for finding in sorted(findings, key=lambda f: f.sort_key) if id(finding) in hits
+    )
+    predicted = failure is not None and any(failure in found for found in hits.values())
+    return TargetMatch(results, _missed(unclaimed), (), error_predicted=predicted)
 
 
 def _missed_recompiles(run: TargetRun, findings: Sequence[Finding]) -> tuple[Recompile, ...]:

@@ -268,6 +268,8 @@ class TargetRun:
     events: tuple[BreakEvent, ...] = ()  # default mode and fullgraph, deduplicated
     fullgraph_error: CompileError | None = None
     fullgraph_ran: bool = False
+    # the default mode failed to compile (status compile-error): the error, at its user line
+    default_error: CompileError | None = None
     recompiles: Recompiles = field(default_factory=Recompiles)
     coverage: dict[str, tuple[int, ...]] = field(default_factory=dict)
     timing: Timing = field(default_factory=Timing)
@@ -295,6 +297,7 @@ class TargetRun:
             "events": [event.to_json() for event in self.events],
             "fullgraph_error": None if self.fullgraph_error is None else self.fullgraph_error.to_json(),
             "fullgraph_ran": self.fullgraph_ran,
+            "default_error": None if self.default_error is None else self.default_error.to_json(),
             "recompiles": self.recompiles.to_json(),
             "coverage": {path: list(lines) for path, lines in self.coverage.items()},
             "timing": self.timing.to_json(),
@@ -321,6 +324,7 @@ class TargetRun:
             events=tuple(BreakEvent.from_json(item) for item in data.get("events", [])),
             fullgraph_error=CompileError.from_json(data.get("fullgraph_error")),
             fullgraph_ran=bool(data.get("fullgraph_ran", False)),
+            default_error=CompileError.from_json(data.get("default_error")),
             recompiles=Recompiles.from_json(data.get("recompiles")),
             coverage={p: tuple(lines) for p, lines in data.get("coverage", {}).items()},
             timing=Timing.from_json(data.get("timing")),

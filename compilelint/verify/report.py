@@ -150,6 +150,7 @@ def target_json(report: TargetReport) -> dict[str, Any]:
         "cudagraph_skips": list(run.cudagraph_skips),
         "findings": [_finding_json(result) for result in report.match.findings],
         "missed": [_missed_json(missed) for missed in report.match.missed],
+        "error_predicted": report.match.error_predicted,
         "recompiles": {
             **{key: value for key, value in run.recompiles.to_json().items() if key != "events"},
             "missed": [recompile.describe() for recompile in report.match.missed_recompiles],

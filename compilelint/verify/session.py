@@ -227,7 +227,10 @@ def run_loaded_target(
             and backend != "eager":
         return _after_backend_failure(base, fn, sets, user, request, default.error, enter)
     if default.error is not None:
-        return _fault(base, default.error, "compile-default")
+        failed = _fault(base, default.error, "compile-default")
+        if failed.status != statuses.COMPILE_ERROR:
+            return failed
+        return replace(failed, default_error=compile_error(default.error, user))
     if frames_converted() == frames_before:  # nothing was compiled: "no break" would be a lie
         return replace(base, status=statuses.NOT_COMPILED, detail=f"Dynamo compiled nothing: {why_not_compiled()}")
     base = replace(base, output_match=outputs_match(eager.outputs[0], default.outputs[0]))

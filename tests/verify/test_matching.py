@@ -195,3 +195,32 @@ def test_a_break_inside_a_package_confirms_the_call_site_finding(make_finding: C
     elsewhere = event(10, inner=(Frame("/venv/site-packages/other/x.py", 3, "f"),))
     result = match_target(run((elsewhere,), (10,)), [call_site])
     assert result.findings[0].status == statuses.NOT_REPRODUCED and len(result.missed) == 1
+
+
+def _failed(line: int | None, events: tuple[BreakEvent, ...] = ()) -> TargetRun:
+    from compilelint.verify.model import CompileError
+
+    error = CompileError("torch._dynamo.exc.InternalTorchDynamoError", "AsPythonConstantNotImplementedError: …",
+                         path=PATH if line else None, line=line)  # fmt: skip
+    return TargetRun(statuses.COMPILE_ERROR, detail="compile-default: …", torch_version="2.13.0", events=events,
+                     coverage={PATH: (10, 12, 14, 20)}, callable_files=(PATH,), default_error=error)  # fmt: skip
+
+
+def test_a_compile_error_at_a_claimed_line_confirms_the_finding(make_finding: Callable[..., Finding]) -> None:
+    """The breaks before the error and the error itself are matched; findings after it get
+    no status (nothing there was compiled)."""
+    before, at, after = make_finding(PATH, 10, "CL107"), make_finding(PATH, 12, "CL144"), make_finding(PATH, 20, "CL101")
+    result = match_target(_failed(12, (event(10),)), [before, at, after])
+    assert [(s.finding.line, s.status) for s in result.findings] == [(10, statuses.CONFIRMED), (12, statuses.CONFIRMED)]
+    assert result.error_predicted and result.missed == ()
+
+
+def test_a_compile_error_no_finding_claims_is_missed(make_finding: Callable[..., Finding]) -> None:
+    result = match_target(_failed(14), [make_finding(PATH, 12, "CL144")])
+    assert not result.error_predicted and result.findings == ()
+    assert [m.line for m in result.missed] == [14]
+
+
+def test_a_compile_error_without_a_user_line_is_not_predicted(make_finding: Callable[..., Finding]) -> None:
+    result = match_target(_failed(None), [make_finding(PATH, 12, "CL144")])
+    assert not result.error_predicted and result.findings == () and result.missed == ()
