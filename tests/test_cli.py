@@ -128,7 +128,7 @@ def test_an_unlistable_folder_is_an_error_for_that_folder(project: Path, monkeyp
     assert {Path(p).as_posix() for p, _, _, _ in codes(result)} == {"ok/m.py"}
 
 
-@pytest.mark.parametrize("selector", ["CL555", "CL3", "CL1011"])
+@pytest.mark.parametrize("selector", ["CL555", "CL4", "CL1011"])
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
 def test_unknown_rule_codes_are_rejected(option: str, selector: str) -> None:
     result = run(option, selector, str(DATA / "basic.py"))

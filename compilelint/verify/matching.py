@@ -119,6 +119,12 @@ def _skipped_note(finding: Finding, path: str, events: Sequence[BreakEvent]) -> 
     return ""
 
 
+def is_wrong_result_finding(finding: Finding) -> bool:
+    """CL3xx: rules about compiled code that computes something else than eager, with no
+    break and no error; the target's outputs judge them."""
+    return finding.code.startswith("CL3")
+
+
 def is_recompile_finding(finding: Finding) -> bool:
     """CL2xx: rules about recompiles (codes are grouped by hundreds); they are confirmed
     by recompiles, not by breaks."""
@@ -162,6 +168,8 @@ def _status(finding: Finding, hits: list[BreakEvent], run: TargetRun,
     ran = bool(set(run.coverage.get(path, ())) & set(range(first, last + 1)))
     if is_recompile_finding(finding) and not hits:
         return _recompile_status(finding, run, ran)
+    if is_wrong_result_finding(finding):
+        return _wrong_result_status(finding, run, ran)
     if hits:
         modes = tuple(m for m in (DEFAULT, FULLGRAPH) if any(e.mode == m for e in hits))
         best = sorted(hits, key=lambda e: (e.mode != DEFAULT, e.line))[0]
@@ -173,6 +181,19 @@ def _status(finding: Finding, hits: list[BreakEvent], run: TargetRun,
         return FindingResult(finding, statuses.NOT_REACHED, note=skipped)
     note = f"ran, and Dynamo did not break on torch {run.torch_version}"
     return FindingResult(finding, statuses.NOT_REPRODUCED, note=note)
+
+
+def _wrong_result_status(finding: Finding, run: TargetRun, ran: bool) -> FindingResult:
+    """Confirmed when the line ran and the compiled outputs differ from eager's: the
+    target's outputs are all the verifier compares, so a finding is judged by its target."""
+    if not ran:
+        return FindingResult(finding, statuses.NOT_REACHED, note="no example input ran this line")
+    if run.output_match is False:
+        return FindingResult(finding, statuses.CONFIRMED, (DEFAULT,), None, "wrong result",
+                             "the compiled outputs differ from eager's")  # fmt: skip
+    if run.output_match is None:
+        return FindingResult(finding, statuses.NOT_REACHED, note="the outputs were not compared")
+    return FindingResult(finding, statuses.NOT_REPRODUCED, note=f"the compiled outputs match eager's on torch {run.torch_version}")
 
 
 @lru_cache(maxsize=256)
