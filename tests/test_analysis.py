@@ -535,3 +535,27 @@ def test_only_the_first_read_of_a_cached_property_breaks() -> None:
     )
     found = [(f.line, f.column) for f in lint_source(source, "m.py").findings if f.code == "CL107"]
     assert found == [(11, 20), (11, 48)]
+
+
+def test_a_test_ruling_out_none_narrows_only_tensor_or_none_parameters() -> None:
+    """``lengths: Optional[Tensor]`` is the tensor where ``is not None`` holds (int() of it
+    breaks, GB0124); PyG's ``max_index: Optional[Union[int, Tensor]]`` may be the int there
+    (the zoo passes one: no break at ``if max_index <= THRESHOLD``)."""
+    from compilelint.engine import lint_source
+
+    source = (
+        "from typing import Optional, Union\n"
+        "import torch\n"
+        "from torch import Tensor\n"
+        "def map_index(src: Tensor, max_index: Optional[Union[int, Tensor]] = None):\n"
+        "    if max_index is None:\n"
+        "        max_index = src.max()\n"
+        "    if max_index <= 100:\n"
+        "        return src + 1\n"
+        "    return src\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x, lengths: Optional[Tensor] = None):\n"
+        "        total = x.shape[1] if lengths is None else int(lengths.max())\n"
+        "        return map_index(x[:, :total], 10)\n"
+    )
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(12, "CL105")]

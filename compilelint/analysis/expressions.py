@@ -144,6 +144,9 @@ class Evaluator:
         self.tuple_objects: dict[int, list[tuple[str, ...]]] = {}
         self.module: str | None = None  # the module this file is, when known
         self.none_names: set[str] = set()  # parameters that are None whenever this runs
+        # parameters annotated to take a Python value besides None and tensors: a test that
+        # rules out None leaves that value (``max_index: Optional[Union[int, Tensor]]``)
+        self.mixed_parameters: frozenset[str] = frozenset()
         self.decided_ifs: set[int] = set()  # lines of `if` statements whose test is known
         self.local_imports = ImportTable()
         # id(BoolOp) / local name -> the Python operands that let its tensor operand through
@@ -362,7 +365,7 @@ class Evaluator:
         """``arm``'s kind where ``test`` is ``holds``: in ``T if lengths is None else
         int(lengths[b])`` the second arm sees ``lengths`` as a tensor (``K.not_none``)."""
         compared = K.none_test(test)
-        if compared is None or compared[1] == holds or compared[0] not in self.env:
+        if compared is None or compared[1] == holds or compared[0] not in self.env or compared[0] in self.mixed_parameters:
             return self.kind(arm)
         name = compared[0]
         before = self.env[name]

@@ -246,11 +246,11 @@ class FunctionInterpreter:
         start = dict(self.env)
         guards = dict(self.ev.value_guards)
         instances = dict(self.ev.imported_instances)
-        after_body = self._branch(stmt.body, _narrowed(start, stmt.test, holds=True))
+        after_body = self._branch(stmt.body, _narrowed(start, stmt.test, True, self.ev.mixed_parameters))
         body_instances = dict(self.ev.imported_instances)
         self.ev.imported_instances.clear()
         self.ev.imported_instances.update(instances)
-        after_else = self._branch(stmt.orelse, _narrowed(start, stmt.test, holds=False))
+        after_else = self._branch(stmt.orelse, _narrowed(start, stmt.test, False, self.ev.mixed_parameters))
         self._join_instances([held for after, held in ((after_body, body_instances), (after_else, dict(self.ev.imported_instances))) if after is not None], instances)
         joined = self._join(after_body, after_else)
         if joined is None:
@@ -399,12 +399,12 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[FunctionInterpreter, Any], bool]] = 
 }
 
 
-def _narrowed(env: Env, test: ast.expr, holds: bool) -> Env:
+def _narrowed(env: Env, test: ast.expr, holds: bool, mixed: frozenset[str]) -> Env:
     """``env`` on the arm where ``test`` is ``holds``: a name the test says is not None
     (``if mask is not None:``, the ``else`` of ``if mask is None:``) is a tensor there when
-    it was a tensor or None."""
+    it was a tensor or None, unless its annotation admits a Python number too (``mixed``)."""
     compared = K.none_test(test)
-    if compared is None or compared[1] == holds or compared[0] not in env:
+    if compared is None or compared[1] == holds or compared[0] not in env or compared[0] in mixed:
         return env
     name = compared[0]
     return {**env, name: K.not_none(env[name])}

@@ -51,7 +51,7 @@ class Kind(enum.IntFlag):
 
 RANKS = Kind.ZERO_DIM | Kind.ONE_DIM
 # Refinements of TENSOR that say what it is on every path (a constant while shapes are static)
-ALL_PATHS = Kind.FROM_NUMBERS | Kind.FROM_SHAPES | Kind.LITERAL
+ALL_PATHS = Kind.FROM_NUMBERS | Kind.FROM_SHAPES
 
 
 def is_data(kind: Kind) -> bool:
@@ -110,8 +110,10 @@ def join(left: Kind, right: Kind) -> Kind:
     The union, except for what a tensor must be on every path: its rank (a tensor of no
     known rank on one path and a 0-d one on the other is of no known rank) and being
     computed from Python numbers and sizes only (``ALL_PATHS``: a mask given by the caller
-    on one path and ``torch.ones(shape)`` on the other is data). A path with no tensor
-    (``None``) says nothing of it.
+    on one path and ``torch.ones(shape)`` on the other is data). A literal on one path
+    stays one: ops on it fold while tracing on that path (torchdiffeq's
+    ``torch.tensor([])`` unless ``step_t`` is given), and a claim on the other path alone
+    would be a guess. A path with no tensor (``None``) says nothing of it.
     """
     mine, theirs = left & (RANKS | ALL_PATHS), right & (RANKS | ALL_PATHS)
     if left & Kind.TENSOR and right & Kind.TENSOR:

@@ -28,6 +28,25 @@ SEQUENCE_ANNOTATIONS = frozenset({"tuple", "Tuple", "list", "List", "Sequence", 
 MAPPING_ANNOTATIONS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 
 
+def admits_python_values(annotation: ast.expr) -> bool:
+    """Whether the annotation lets a Python value other than None through (``int``,
+    ``Optional[Union[int, Tensor]]``, ``float | Tensor``): a test that rules out None
+    leaves that value possible. ``Optional[Tensor]`` and ``Tensor | None`` do not."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return True
+    if isinstance(annotation, ast.Constant) and annotation.value is None:
+        return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return admits_python_values(annotation.left) or admits_python_values(annotation.right)
+    if isinstance(annotation, ast.Subscript) and (dotted_name(annotation.value) or "").rsplit(".", 1)[-1] in ("Optional", "Union"):
+        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return any(admits_python_values(element) for element in elements)
+    return bool(annotation_kind(annotation) & Kind.STATIC)
+
+
 def annotation_kind(annotation: ast.expr) -> Kind:
     """``torch.Tensor`` -> TENSOR, ``Optional[bool]`` -> STATIC, ``Tensor | None`` -> TENSOR|STATIC,
     ``Dict[str, Tensor]`` -> a container of tensors."""

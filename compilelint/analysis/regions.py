@@ -32,6 +32,7 @@ from compilelint.project import EntryPoint, ExternalCall, KnownReturn, join_rece
 from compilelint.analysis.parameters import (
     none_when_not_given,
     all_parameters,
+    admits_python_values,
     annotation_kind,
     bind_arguments,
     bind_kinds,
@@ -384,6 +385,9 @@ class RegionAnalysis:
         evaluator.locals.update(env)
         evaluator.module = self.module
         evaluator.none_names = _surely_none(state)
+        evaluator.mixed_parameters = frozenset(
+            arg.arg for arg in all_parameters(state.info.node) if arg.annotation is not None and admits_python_values(arg.annotation)
+        )
         for name, held in [*state.closure_objects.items(), *state.param_objects.items()]:
             objects.set_name(evaluator, name, held)
         interpreter = FunctionInterpreter(evaluator, scope, visitor)

@@ -224,3 +224,15 @@ def test_a_compile_error_no_finding_claims_is_missed(make_finding: Callable[...,
 def test_a_compile_error_without_a_user_line_is_not_predicted(make_finding: Callable[..., Finding]) -> None:
     result = match_target(_failed(None), [make_finding(PATH, 12, "CL144")])
     assert not result.error_predicted and result.findings == () and result.missed == ()
+
+
+def test_a_wrong_result_finding_is_judged_by_the_outputs(make_finding: Callable[..., Finding]) -> None:
+    """CL3xx findings break nothing: the target's outputs against eager's decide."""
+    finding = make_finding(PATH, 12, "CL301")
+    [differ] = match_target(run((), (12,), output_match=False), [finding]).findings
+    [same] = match_target(run((), (12,), output_match=True), [finding]).findings
+    [unknown] = match_target(run((), (12,), output_match=None), [finding]).findings
+    [elsewhere] = match_target(run((), (10,), output_match=False), [finding]).findings
+    assert (differ.status, differ.gb_type) == (statuses.CONFIRMED, "wrong result")
+    assert same.status == statuses.NOT_REPRODUCED and "2.13.0" in same.note
+    assert unknown.status == statuses.NOT_REACHED and elsewhere.status == statuses.NOT_REACHED
