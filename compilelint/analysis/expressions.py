@@ -105,6 +105,16 @@ class CallSink(Protocol):
     def matching_attributes(self, receiver: ast.expr, prefix: str, suffix: str) -> Kind | None: ...
 
 
+def narrowed_name(test: ast.expr, holds: bool, env: Env, mixed: frozenset[str]) -> str | None:
+    """The name ``test`` says is not None where it is ``holds`` (``if mask is not None:``,
+    the ``else`` of ``if mask is None:``), when ``env`` has it and its annotation does not
+    admit a Python number too (``mixed``); the arm then sees it as ``K.not_none``."""
+    compared = K.none_test(test)
+    if compared is None or compared[1] == holds or compared[0] not in env or compared[0] in mixed:
+        return None
+    return compared[0]
+
+
 class Evaluator:
     """Evaluates expressions under an environment and caches every sub-expression's kind."""
 
@@ -229,19 +239,18 @@ class Evaluator:
         (``is not``: True). PyG's ``maybe_num_nodes(index, num_nodes)`` given ``x.size(0)``
         returns it before ``int(index.max())``. A name that may also be a Python value or
         None (a default), or that we cannot see, is not decided."""
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        compared = K.none_test(test) if isinstance(test, ast.Compare) else None
+        if compared is None:
             return None
-        left, right = test.left, test.comparators[0]
-        name = left if isinstance(right, ast.Constant) and right.value is None else None
-        if not isinstance(name, ast.Name):
-            return None
-        if name.id in self.none_names:  # a None default no call replaces
-            return isinstance(test.ops[0], ast.Is)
+        name, is_none = compared
+        if name in self.none_names:  # a None default no call replaces
+            return is_none
         # a comprehension's name is gone from env once it is evaluated: its kind there stays
-        kind = self.env[name.id] if name.id in self.env else self.cache.get(id(name), Kind.NONE)
+        assert isinstance(test, ast.Compare)
+        kind = self.env[name] if name in self.env else self.cache.get(id(test.left), Kind.NONE)
         if kind == Kind.NONE or kind & NOT_SURELY_A_VALUE:
             return None
-        return isinstance(test.ops[0], ast.IsNot)
+        return not is_none
 
     def kind(self, node: ast.expr) -> Kind:
         result = self._evaluate(node)
@@ -364,10 +373,9 @@ class Evaluator:
     def _narrowed_kind(self, arm: ast.expr, test: ast.expr, holds: bool) -> Kind:
         """``arm``'s kind where ``test`` is ``holds``: in ``T if lengths is None else
         int(lengths[b])`` the second arm sees ``lengths`` as a tensor (``K.not_none``)."""
-        compared = K.none_test(test)
-        if compared is None or compared[1] == holds or compared[0] not in self.env or compared[0] in self.mixed_parameters:
+        name = narrowed_name(test, holds, self.env, self.mixed_parameters)
+        if name is None:
             return self.kind(arm)
-        name = compared[0]
         before = self.env[name]
         self.env[name] = K.not_none(before)
         try:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from compilelint.analysis import kinds as K
 from compilelint.analysis import objects as _objects
-from compilelint.analysis.expressions import Env, Evaluator, bind_loop_target
+from compilelint.analysis.expressions import Env, Evaluator, bind_loop_target, narrowed_name
 from compilelint.analysis.kinds import Kind
 from compilelint.analysis.module_index import MODULE_BASES
 
@@ -403,11 +403,8 @@ def _narrowed(env: Env, test: ast.expr, holds: bool, mixed: frozenset[str]) -> E
     """``env`` on the arm where ``test`` is ``holds``: a name the test says is not None
     (``if mask is not None:``, the ``else`` of ``if mask is None:``) is a tensor there when
     it was a tensor or None, unless its annotation admits a Python number too (``mixed``)."""
-    compared = K.none_test(test)
-    if compared is None or compared[1] == holds or compared[0] not in env or compared[0] in mixed:
-        return env
-    name = compared[0]
-    return {**env, name: K.not_none(env[name])}
+    name = narrowed_name(test, holds, env, mixed)
+    return env if name is None else {**env, name: K.not_none(env[name])}
 
 
 def _refused_non_module(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> str | None:
