@@ -3,9 +3,10 @@
 Measured on torch 2.13 (CPU, backend eager; default mode and ``fullgraph=True``): a hook
 registered with ``module.register_forward_hook(hook)`` or ``register_forward_pre_hook``
 runs inside the compiled call of the module, and Dynamo traces it with the module's
-``forward``: ``output.mean().item()`` in a forward hook breaks the graph there (GB0124)
-and fails ``fullgraph=True``, wherever the hook was registered (``__init__``, a setup
-function). So a hook is compiled code, as a ``forward`` is.
+``forward``: ``output.mean().item()`` in a forward hook breaks the graph there in the
+default mode (GB0124), ``print()`` in both modes (GB0059), and ``self.shapes.append(...)``
+in a pre-hook recompiles on every call, wherever the hook was registered (``__init__``, a
+setup function). So a hook is compiled code, as a ``forward`` is.
 
 A registration names the hook as:
 
