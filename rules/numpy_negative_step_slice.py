@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.kinds import Kind
+from compilelint.analysis.kinds import is_numpy_array
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
 
@@ -59,7 +59,7 @@ class NumpyNegativeStepSlice(Rule):
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Subscript)
-        if ctx.function is None or not _numpy_array(ctx.kind(node.value)):
+        if ctx.function is None or not is_numpy_array(ctx.kind(node.value)):
             return
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bad = next((part for part in parts if isinstance(part, ast.Slice) and _backwards_with_bound(part)), None)
@@ -71,10 +71,6 @@ class NumpyNegativeStepSlice(Rule):
             "or a stop comes back wrong under torch.compile (empty or other elements, with no error, in both modes); "
             "reverse first and slice forward (`a[::-1][:k]`, `np.flip(a)[:k]`), or use `torch.topk`",
         )
-
-
-def _numpy_array(kind: Kind) -> bool:
-    return bool(kind & Kind.NUMPY) and not kind & Kind.TENSOR
 
 
 def _backwards_with_bound(part: ast.Slice) -> bool:

@@ -229,7 +229,7 @@ def _method_kind(evaluator: Evaluator, node: ast.Call, receiver: Kind) -> Kind:
     method = node.func.attr
     if method in K.TENSOR_DATA_METHODS and receiver & (Kind.TENSOR | Kind.UNKNOWN):
         return Kind.DATA_SCALAR  # only tensors (and rare NumPy arrays) have .item()/.tolist()
-    if receiver & Kind.NUMPY and not receiver & Kind.TENSOR:
+    if K.is_numpy_array(receiver):
         # arr.astype(int), arr.sum(): still an array; a value that is a tensor on another
         # path (a helper returning either) is neither, as far as we can see
         return Kind.UNKNOWN | Kind.NUMPY
@@ -337,7 +337,7 @@ def _split_by_data(sizes: Kind) -> bool:
 def _subscript(evaluator: Evaluator, node: ast.Subscript) -> Kind:
     value = evaluator.kind(node.value)
     evaluator.kind(node.slice)
-    if value & Kind.NUMPY and not value & Kind.TENSOR:
+    if K.is_numpy_array(value):
         return Kind.UNKNOWN | Kind.NUMPY  # an element of an array is a 0-d array
     if value & Kind.UNKNOWN:
         return Kind.UNKNOWN

@@ -138,6 +138,11 @@ def is_shape(kind: Kind) -> bool:
     return bool(kind & Kind.SHAPE) and not kind & (Kind.UNKNOWN | Kind.TENSOR | Kind.DATA_SCALAR)
 
 
+def is_numpy_array(kind: Kind) -> bool:
+    """A NumPy array on every path we can see (a tensor on another path is neither)."""
+    return bool(kind & Kind.NUMPY) and not kind & Kind.TENSOR
+
+
 def is_mask(kind: Kind) -> bool:
     return bool(kind & Kind.BOOL) and not kind & Kind.UNKNOWN
 
@@ -489,7 +494,7 @@ def numpy_function_kind(name: str, arguments: Sequence[Kind] = ()) -> Kind:
     if len(parts) != 2 or not parts[1][:1].islower():
         return Kind.UNKNOWN
     if parts[1] in NUMPY_NOT_ARRAYS:
-        array_in = parts[1] not in NUMPY_QUERIES and any(k & Kind.NUMPY and not k & Kind.TENSOR for k in arguments)
+        array_in = parts[1] not in NUMPY_QUERIES and any(is_numpy_array(k) for k in arguments)
         return Kind.UNKNOWN | Kind.NUMPY if array_in else Kind.UNKNOWN
     return Kind.UNKNOWN | Kind.NUMPY
 

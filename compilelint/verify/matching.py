@@ -290,9 +290,8 @@ def _match_compile_error(run: TargetRun, findings: Sequence[Finding]) -> TargetM
     events = list(run.events)
     failure: BreakEvent | None = None
     if error.path and error.line:
-        gb_type = error.gb_type or error.type.rsplit(".", 1)[-1]
-        failure = BreakEvent(DEFAULT, canonical(error.path), error.line, gb_type, error.gb_id,
-                             error.explanation or error.message[:300])  # fmt: skip
+        failure = BreakEvent(DEFAULT, canonical(error.path), error.line, error.reported_type, error.gb_id,
+                             error.reported_explanation)  # fmt: skip
         events.append(failure)
     hits, unclaimed = _claims(events, findings)
     results = tuple(

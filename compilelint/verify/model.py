@@ -107,6 +107,16 @@ class CompileError:
     explanation: str = ""
     inner: tuple[Frame, ...] = ()  # frames inside installed packages, below (path, line)
 
+    @property
+    def reported_type(self) -> str:
+        """What the error counts as when it stands for a break: its graph-break type, else
+        the exception's class name."""
+        return self.gb_type or self.type.rsplit(".", 1)[-1]
+
+    @property
+    def reported_explanation(self) -> str:
+        return self.explanation or self.message[:300]
+
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         data["inner"] = [frame.to_json() for frame in self.inner]

@@ -85,10 +85,9 @@ def _as_event(error: CompileError) -> BreakEvent | None:
         return None
     if "RecompileLimit" in error.type:
         return None  # not a break at a line: reported under recompiles
-    gb_type = error.gb_type or error.type.rsplit(".", 1)[-1]
-    explanation = error.explanation or error.message[:300]
     stack = (Frame(error.path, error.line, ""),) if error.inner else ()
-    return BreakEvent(FULLGRAPH, error.path, error.line, gb_type, error.gb_id, explanation, stack=stack, inner=error.inner)
+    return BreakEvent(FULLGRAPH, error.path, error.line, error.reported_type, error.gb_id, error.reported_explanation,
+                      stack=stack, inner=error.inner)  # fmt: skip
 
 
 def _median_ms(fn: Callable[..., Any], inputs: InputSet, request: dict[str, Any]) -> float:
