@@ -264,10 +264,16 @@ class DynamoHooks:
         if not raw and user_stack:
             raw = tuple(Frame(canonical(s.filename), int(s.lineno or 0), s.name) for s in user_stack)
         attributed = attribute(raw, self.user)
+        inner = raw[len(attributed) :] if attributed else ()
+        if not attributed and raw:
+            # a library frame Python runs on its own (a resume function of torch.optim's
+            # step wrapper, a logging method after the caller broke): the break is the user
+            # line whose call is running
+            attributed = self._running_user_frame()
+            inner = raw if attributed else ()
         stack = attributed or raw[-1:]
         if not stack:
             return
-        inner = raw[len(attributed) :] if attributed else ()
         gb_type = _wrapped_gb_type(root) if _gb_type(root) == _LOOP_WRAPPER else _gb_type(root)
         self.events.append(
             BreakEvent(
@@ -284,6 +290,17 @@ class DynamoHooks:
                 inner=inner,
             )
         )
+
+    def _running_user_frame(self) -> tuple[Frame, ...]:
+        """The innermost user frame Python is running while Dynamo compiles a frame called
+        from it (its line is the call), or nothing."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            path = canonical(frame.f_code.co_filename)
+            if path in self.user:
+                return (Frame(path, int(frame.f_lineno or 0), frame.f_code.co_name),)
+            frame = frame.f_back  # type: ignore[assignment]
+        return ()
 
     def on_recompile(self, code: Any, reasons: list[str]) -> None:
         if not self.recording:

@@ -107,3 +107,25 @@ def test_suppress_errors_is_overridden() -> None:
         assert override_suppress_errors() is True
         assert torch._dynamo.config.suppress_errors is False
     assert override_suppress_errors() is False
+
+
+def test_a_break_in_a_library_frame_python_runs_is_the_calling_user_line(tmp_path: Path) -> None:
+    """A library frame Python runs on its own (``Optimizer.step``'s wrapper resumes after its
+    first ``graph_break()`` and breaks again in its ``finally``) holds no user frame in the
+    stack Dynamo reports: the break is the user line whose call is running, not the
+    library's line."""
+    source = tmp_path / "train.py"
+    source.write_text(
+        "import torch\n"
+        "MODEL = torch.nn.Linear(3, 3)\n"
+        "OPT = torch.optim.SGD(MODEL.parameters(), lr=0.1)\n\n"
+        "def step(x):\n"
+        "    MODEL(x).sum().backward()\n"
+        "    OPT.step()\n"
+        "    return x\n"
+    )
+    module = load_module(str(source))
+    recording = record(module.step, [(torch.ones(2, 3),)], user_roots=[str(tmp_path)])
+    resolved = str(source.resolve())
+    assert recording.events and all(e.path == resolved for e in recording.events)
+    assert "GB0025" in {e.gb_id for e in recording.events if e.line == 7}
