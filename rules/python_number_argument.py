@@ -7,11 +7,10 @@ import ast
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.guards import only_raises
 from compilelint.analysis.kinds import Kind
+from compilelint.analysis.parameters import number_parameters
 from compilelint.analysis.python_containers import built_as_container
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
-
-NUMBER_ANNOTATIONS = frozenset({"int", "float"})
 
 
 class PythonNumberArgument(Rule):
@@ -70,7 +69,7 @@ class PythonNumberArgument(Rule):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.is_entry_point or ctx.function is None:
             return
-        numbers = _number_parameters(ctx.function.node)
+        numbers = number_parameters(ctx.function.node)
         if not numbers:
             return
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
@@ -180,22 +179,3 @@ def _indexed_before(node: ast.Subscript, names: list[str], ctx: RuleContext) -> 
 def _against_zero_or_one(test: ast.Compare) -> bool:
     constants = [o for o in (test.left, *test.comparators) if isinstance(o, ast.Constant)]
     return bool(constants) and all(type(c.value) is int and c.value in (0, 1) for c in constants)
-
-
-def _number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str | None]:
-    """Number parameters and their type (``"int"``, ``"float"``, None when only a default says so)."""
-    args = function.args
-    positional = args.posonlyargs + args.args
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    numbers: dict[str, str | None] = {}
-    for arg in positional + args.kwonlyargs:
-        annotation = arg.annotation
-        if isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS:
-            numbers[arg.arg] = annotation.id
-        elif annotation is None:
-            default = defaults.get(arg.arg)
-            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
-                if not isinstance(default.value, bool):
-                    numbers[arg.arg] = type(default.value).__name__
-    return numbers

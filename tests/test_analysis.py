@@ -559,3 +559,83 @@ def test_a_test_ruling_out_none_narrows_only_tensor_or_none_parameters() -> None
         "        return map_index(x[:, :total], 10)\n"
     )
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(12, "CL105")]
+
+
+def test_an_optional_input_the_body_treats_as_a_tensor_is_one_when_given() -> None:
+    # `attention_mask=None` with `attention_mask.sum(dim=1)`: a tensor whenever it is not
+    # None, as `Optional[Tensor]` says (measured on 2.13: `int(mask.sum(1).max())` after the
+    # fill-in is GB0124, and after `if gt is None: return` `if valid.sum() == 0` is GB0170)
+    source = (
+        "import torch\n"
+        "class Truncate(torch.nn.Module):\n"
+        "    def forward(self, ids, attention_mask=None):\n"
+        "        if attention_mask is None:\n"
+        "            attention_mask = ids.ne(0)\n"
+        "        n = int(attention_mask.sum(dim=1).max())\n"
+        "        return ids[:, :n]\n"
+        "class Depth(torch.nn.Module):\n"
+        "    def forward(self, pred, gt=None, max_len=None, scale=None):\n"
+        "        if gt is None:\n"
+        "            return pred\n"
+        "        valid = gt.gt(0)\n"
+        "        if valid.sum() == 0:\n"
+        "            return pred\n"
+        "        if max_len is not None:\n"
+        "            pred = pred[:, : int(max_len)]\n"
+        "        if scale is not None:\n"
+        "            pred = pred * float(scale)\n"
+        "        return pred\n"
+    )
+    from compilelint.engine import lint_source
+
+    found = [(f.line, f.code) for f in lint_source(source, "m.py").findings]
+    # `max_len` names a size and `scale` is never used as a tensor: both may be numbers
+    assert found == [(6, "CL105"), (13, "CL103")]
+
+
+def test_fields_of_a_dataclass_built_in_compiled_code_have_their_annotated_kinds() -> None:
+    # a sampler's `params = params or SamplingParams()`: `params.bad_words` is the
+    # `List[List[int]]` it declares, so comparing a `.tolist()` row with one of its entries
+    # is a test on tensor data (measured on 2.13: fullgraph=True fails there, "Could not
+    # guard on data-dependent expression")
+    source = (
+        "from dataclasses import dataclass, field\n"
+        "from typing import List, Optional\n"
+        "import torch\n"
+        "@dataclass\n"
+        "class Params:\n"
+        "    bad_words: List[List[int]] = field(default_factory=list)\n"
+        "class Sampler(torch.nn.Module):\n"
+        "    def forward(self, logits, ids, params: Optional[Params] = None):\n"
+        "        params = params or Params()\n"
+        "        history = ids.tolist()\n"
+        "        for words in params.bad_words:\n"
+        "            for row, seq in enumerate(history):\n"
+        "                if seq[-len(words):] == words:\n"
+        "                    logits[row, 0] = 0.0\n"
+        "        return logits\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(10, "CL105"), (13, "CL103")]
+
+
+def test_attributes_stored_by_tuple_assignment_keep_their_kinds() -> None:
+    # `self.num_beams, self.eos_token_id = num_beams, eos_token_id`: the id is a Python
+    # number, so `tok == self.eos_token_id` on an `.item()` is a test on tensor data
+    # (measured on 2.13: fullgraph=True fails there, "Could not guard on data-dependent expression")
+    source = (
+        "import torch\n"
+        "class Beam(torch.nn.Module):\n"
+        "    def __init__(self, num_beams: int = 3, eos_token_id: int = 2):\n"
+        "        super().__init__()\n"
+        "        self.num_beams, self.eos_token_id = num_beams, eos_token_id\n"
+        "    def forward(self, ids):\n"
+        "        tok = ids[0].item()\n"
+        "        if tok == self.eos_token_id:\n"
+        "            return ids + 1\n"
+        "        return ids\n"
+    )
+    from compilelint.engine import lint_source
+
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(7, "CL105"), (8, "CL103")]

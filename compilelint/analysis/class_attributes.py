@@ -8,6 +8,7 @@ from collections.abc import Callable
 from compilelint.analysis.kinds import Kind, join
 from compilelint.analysis.ranks import VECTOR_FACTORIES
 from compilelint.analysis.module_index import ClassInfo, ModuleIndex
+from compilelint.analysis.parameters import annotation_kind
 
 PARAMETER_CALLS = frozenset(
     {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.parameter.Buffer", "torch.nn.Buffer"}
@@ -33,6 +34,11 @@ def matching_attribute_kind(index: ModuleIndex, cls: ClassInfo, prefix: str, suf
     if not prefix or not matching:
         return None
     return _joined([attribute_kind(index, cls, name) for name in matching])
+
+
+def declares(index: ModuleIndex, cls: ClassInfo, name: str) -> bool:
+    """Whether ``cls`` or a local base declares ``name`` at class level or stores it in a method."""
+    return any(name in _attributes(index, klass) for klass in cls.mro())
 
 
 def attribute_class(index: ModuleIndex, cls: ClassInfo, name: str) -> ClassInfo | None:
@@ -63,6 +69,12 @@ def _attributes(index: ModuleIndex, cls: ClassInfo) -> dict[str, Kind]:
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     table[target.id] = table.get(target.id, Kind.NONE) | Kind.STATIC
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            # a dataclass field (``top_k: int = 0``) or a declared attribute: its annotation
+            declared = annotation_kind(stmt.annotation)
+            if declared == Kind.UNKNOWN and isinstance(stmt.value, ast.Constant):
+                declared = Kind.STATIC
+            table[stmt.target.id] = table.get(stmt.target.id, Kind.NONE) | declared
     for method in cls.methods.values():
         args = method.node.args.posonlyargs + method.node.args.args
         if method.is_static or not args:
@@ -101,8 +113,7 @@ def _record(
     assignment = _assignment(node)
     if assignment is None:
         return
-    targets, value = assignment
-    for target in targets:
+    for target, value in _pairs(*assignment):
         if isinstance(target, ast.Attribute) and _is_self(target.value, self_name):
             kind = _value_kind(index, cls, target.attr, value, in_init)
             table[target.attr] = table.get(target.attr, Kind.NONE) | kind
@@ -192,6 +203,19 @@ def _assignment(node: ast.AST) -> tuple[list[ast.expr], ast.expr] | None:
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         return [node.target], node.value
     return None
+
+
+def _pairs(targets: list[ast.expr], value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """Each target with the value it gets: ``self.a, self.b = a, b`` pairs them up
+    element by element; a tuple target given anything else gets nothing known."""
+    pairs: list[tuple[ast.expr, ast.expr]] = []
+    for target in targets:
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            pairs.append((target, value))
+        elif isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            if not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+                pairs.extend(pair for t, v in zip(target.elts, value.elts) for pair in _pairs([t], v))
+    return pairs
 
 
 def _note_empty_display(node: ast.AST, self_name: str, filled_only: set[str], assigned: set[str]) -> None:

@@ -485,6 +485,8 @@ class Evaluator:
                 self.built_here[target.id] = value
             if value is not None and id(value) in self.built:
                 self.instances[target.id] = self.built[id(value)]
+            elif isinstance(value, ast.Call) and (plain := _objects.plain_class_built(self, value)) is not None:
+                self.instances[target.id] = (plain,)  # params = SamplingParams()
             elif isinstance(value, ast.Subscript):  # layer = self.layers[i]
                 held = self.sink.element_instance(value.value)
                 imported = self.sink.imported_elements(value.value) if held is None else ()

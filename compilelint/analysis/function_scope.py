@@ -15,6 +15,7 @@ from compilelint.analysis import duck_calls, objects
 from compilelint.analysis.class_attributes import (
     attribute_class,
     attribute_kind,
+    declares,
     element_class,
     external_attribute_class,
     matching_attribute_kind,
@@ -558,7 +559,22 @@ class FunctionScope:
             and id(node) not in evaluator.called
         ):
             return self._imported_property(node, evaluator.imported_instances[receiver.id], evaluator)
+        if isinstance(receiver, ast.Name) and receiver.id in evaluator.instances and isinstance(node.ctx, ast.Load):
+            return self._instance_attribute(node.attr, evaluator.instances[receiver.id])
         return None
+
+    def _instance_attribute(self, attr: str, classes: tuple[ClassInfo, ...]) -> Kind | None:
+        """``params.top_k`` of ``params = params or SamplingParams()``: what the class
+        declares (a dataclass field's annotation) or its methods store, as ``self.top_k``
+        reads it inside the class. Modules, properties and methods are left to the calls."""
+        kinds: list[Kind] = []
+        for cls in classes:
+            if cls.is_module or cls.find_property(attr) is not None or cls.find_method(attr) is not None:
+                return None
+            if not declares(self.analysis.index, cls, attr):
+                return None
+            kinds.append(attribute_kind(self.analysis.index, cls, attr))
+        return join_all(kinds) if kinds else None
 
     def _imported_property(self, node: ast.Attribute, classes: tuple[str, ...], evaluator: Evaluator) -> Kind | None:
         """``X.interval`` of ``X = torchcde.CubicSpline(coeffs)``: if the class's file says

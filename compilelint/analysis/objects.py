@@ -84,6 +84,9 @@ def of_value(evaluator: Evaluator, value: ast.expr | None) -> Objects:
         return of_name(evaluator, value.id) or evaluator.sink.self_objects(value.id)
     if isinstance(value, ast.Call):
         built = tuple(f"@{cls.name}" for cls in evaluator.built.get(id(value), ()))
+        plain = plain_class_built(evaluator, value)
+        if plain is not None:
+            built = join(built, (f"@{plain.name}",))
         return join(built, evaluator.imported_built.get(id(value), ()), evaluator.value_objects.get(id(value), ()))
     if isinstance(value, ast.Attribute):
         return evaluator.sink.attribute_values(value, evaluator)
@@ -92,6 +95,16 @@ def of_value(evaluator: Evaluator, value: ast.expr | None) -> Objects:
     if isinstance(value, ast.BoolOp):
         return join(*(of_value(evaluator, operand) for operand in value.values))
     return ()
+
+
+def plain_class_built(evaluator: Evaluator, call: ast.Call) -> ClassInfo | None:
+    """The class of this file ``call`` builds by name when no ``__init__`` of this file runs
+    (a dataclass, a plain record class): no call is analysed that would say so."""
+    name = evaluator.qualname(call.func)
+    cls = evaluator.index.classes.get(name) if name is not None else None
+    if cls is None or cls.is_module or any(klass.find_method("__init__") is not None for klass in cls.mro()):
+        return None
+    return cls
 
 
 def local_classes(evaluator: Evaluator, value: ast.expr) -> tuple[ClassInfo, ...]:

@@ -176,12 +176,15 @@ def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
     skip_first = info.owner is not None and not info.is_static
     defaults = _defaults(node)
     containers = _used_as_containers(node)
+    optional = optional_tensor_inputs(node, defaults, containers)
     kinds: dict[str, Kind] = {}
     for position, arg in enumerate(positional + node.args.kwonlyargs):
         if skip_first and position == 0:
             continue
         if arg.annotation is not None:
             kinds[arg.arg] = annotation_kind(arg.annotation)
+        elif arg.arg in defaults and arg.arg in optional:
+            kinds[arg.arg] = Kind.TENSOR | Kind.STATIC  # what ``Optional[Tensor]`` says
         elif arg.arg in defaults:
             kinds[arg.arg] = default_kind(defaults[arg.arg])
         elif _names_a_flag(arg.arg):
@@ -191,6 +194,40 @@ def root_parameter_kinds(info: FunctionInfo) -> dict[str, Kind]:
         else:
             kinds[arg.arg] = Kind.TENSOR
     return kinds
+
+
+# Attributes and methods of tensors that Python numbers, strings and containers lack: a
+# parameter the body reads one of is a tensor whenever it is not None.
+TENSOR_EVIDENCE = frozenset(
+    {"shape", "dtype", "device", "ndim", "size", "dim", "numel", "float", "long", "bool", "half", "int", "to",
+     "masked_fill", "masked_fill_", "unsqueeze", "squeeze", "view", "reshape", "expand", "expand_as", "sum",
+     "mean", "any", "all", "ne", "eq", "gt", "lt", "ge", "le", "type_as", "permute", "transpose", "contiguous",
+     "flatten", "repeat", "nonzero", "argmax", "cumsum", "logical_not", "masked_select", "new_zeros", "new_ones"}
+)  # fmt: skip
+
+
+def optional_tensor_inputs(node: FunctionNode, defaults: dict[str, ast.expr], containers: frozenset[str]) -> frozenset[str]:
+    """Un-annotated parameters defaulting to None that the body treats as tensors
+    (``gt_depth.shape``, ``attention_mask.sum(dim=1)``): optional inputs, a tensor when
+    given, as ``Optional[Tensor]`` says. Flags, sizes and containers by name or use stay
+    unknown (``max_len=None`` may be an int)."""
+    candidates = {
+        arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+        if arg.annotation is None and _is_none(defaults.get(arg.arg))
+        and not _names_a_flag(arg.arg) and not _names_a_size(arg.arg) and arg.arg not in containers
+    }  # fmt: skip
+    if not candidates:
+        return frozenset()
+    return frozenset(
+        read.value.id
+        for read in ast.walk(node)
+        if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name)
+        and read.value.id in candidates and read.attr in TENSOR_EVIDENCE
+    )  # fmt: skip
+
+
+def _is_none(default: ast.expr | None) -> bool:
+    return isinstance(default, ast.Constant) and default.value is None
 
 
 def _used_as_containers(node: FunctionNode) -> frozenset[str]:
@@ -311,3 +348,26 @@ def rebinds(function: FunctionNode, name: str) -> bool:
         if any(isinstance(n, ast.Name) and n.id == name for target in targets for n in ast.walk(target)):
             return True
     return False
+
+
+NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+
+
+def number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str | None]:
+    """Number parameters and their type (``"int"``, ``"float"``, None when only a default says so):
+    annotated ``int``/``float``, or un-annotated with a number default (not a bool)."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    numbers: dict[str, str | None] = {}
+    for arg in positional + args.kwonlyargs:
+        annotation = arg.annotation
+        if isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS:
+            numbers[arg.arg] = annotation.id
+        elif annotation is None:
+            default = defaults.get(arg.arg)
+            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
+                if not isinstance(default.value, bool):
+                    numbers[arg.arg] = type(default.value).__name__
+    return numbers
