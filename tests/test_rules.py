@@ -66,3 +66,19 @@ def test_docstring_example_is_flagged_and_alternative_is_clean(rule: object) -> 
     for alternative in alternatives:
         findings = lint_source(EXAMPLE_HEADER + alternative, "alternative.py", settings or DEFAULT_SETTINGS).findings
         assert [f.code for f in findings] == [], alternative
+
+
+def test_number_text_in_an_error_message_or_a_second_part_is_not_flagged_again() -> None:
+    # CL145: a `raise`/`assert` message is built only when the check fails (PyG's
+    # Aggregation.__call__ raises with f"...'{dim}'..."); one f-string with two number
+    # parts (`f"{patch_size}-{f_patch_size}"`, diffusers' Z-Image) fails at its first part
+    source = (
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x, dim: int = -1, p: int = 2, q: int = 1):\n"
+        "        if dim >= x.dim():\n"
+        "            raise ValueError(f'bad dim {dim}')\n"
+        "        assert p > 0, f'bad {p}'\n"
+        "        return x.sum(dim) * len(f'{p}-{q}')\n"
+    )
+    assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(7, "CL145")]
