@@ -39,6 +39,18 @@ position buckets, a pointer-generator) and `training_machinery` (loss wrappers w
 schedules, distillation, MoCo queues, memory banks, curricula, selective checkpointing,
 metric tracking, focal and contrastive losses, loss scaling, stochastic depth schedules,
 hard-example mining, auxiliary-loss collectors, forward hooks, early exits, NaN guards).
+Three more were written the same way in session 16: `time_series_and_forecasting` (sliding
+windows, reversible instance normalisation, decomposition, DeepAR sampling, quantile losses,
+imputation, lag and calendar features, N-BEATS, PatchTST, a causal TCN, seq2seq with teacher
+forcing, a Kalman smoother, dynamic time warping, early exits), `vision_dense_and_3d` (ViT
+position embeddings resized per input, shifted-window attention, UNet and FPN necks, a DETR
+criterion, panoptic post-processing, flow warping, a depth loss on valid pixels, NeRF
+sampling, PointNet++ grouping, voxelisation, camera projection, test-time augmentation,
+sliding-window inference, packed patches, deformable sampling, keypoint decoding) and
+`llm_serving_internals` (static, paged and sink KV caches, rotary scaling, sliding-window
+and grouped-query attention, speculative decoding, logits processors, multi-LoRA by name,
+int4 dequantisation, packed variable-length batches, prefix caching, stop sequences, beam
+bookkeeping, expert dispatch, byte fallback).
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -59,7 +71,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent / "user_patterns"
 PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control",
          "routing_and_sequences", "detection_and_sampling", "graphs_points_and_tables", "generation_and_efficiency",
-         "science_and_control", "media_and_recommendation", "language_and_structure", "training_machinery")
+         "science_and_control", "media_and_recommendation", "language_and_structure", "training_machinery",
+         "time_series_and_forecasting", "vision_dense_and_3d", "llm_serving_internals")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
