@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from compilelint.analysis.parameters import number_parameters, rebinds
+from compilelint.analysis.parameters import number_operands, number_parameters, rebinds
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
@@ -12,8 +12,6 @@ from compilelint.registry import Rule
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
 # builtin -> GB id, measured on torch 2.13 (backend eager, CPU)
 TEXT_BUILTINS = {"str": "GB0059", "repr": "GB6053"}
-# what number arguments may be combined with and still be only that number to Dynamo
-_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop, ast.expr_context)
 
 
 class NumberArgumentAsText(Rule):
@@ -134,12 +132,7 @@ class NumberArgumentAsText(Rule):
     def _number(value: ast.expr, numbers: dict[str, str | None], ctx: RuleContext) -> str | None:
         """The number argument ``value`` is, alone or in arithmetic with constants."""
         assert ctx.function is not None
-        names: list[str] = []
-        for part in ast.walk(value):
-            if isinstance(part, ast.Name) and part.id in numbers:
-                names.append(part.id)
-            elif not isinstance(part, _ARITHMETIC):
-                return None
+        names = number_operands(value, numbers)
         if not names or any(rebinds(ctx.function.node, name) for name in names):
             return None
         return names[0]

@@ -7,7 +7,7 @@ import ast
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.guards import only_raises
 from compilelint.analysis.kinds import Kind
-from compilelint.analysis.parameters import number_parameters
+from compilelint.analysis.parameters import number_operands, number_parameters
 from compilelint.analysis.python_containers import built_as_container
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -111,7 +111,7 @@ class PythonNumberArgument(Rule):
     @staticmethod
     def _specialising_use(node: ast.AST, numbers: dict[str, str | None], ctx: RuleContext) -> tuple[str, str] | None:
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            names = _index_names(node.slice, numbers)
+            names = number_operands(node.slice, numbers)
             if not names or _indexed_before(node, names, ctx):
                 return None
             what = _python_container(ctx.kind(node.value))
@@ -131,21 +131,6 @@ class PythonNumberArgument(Rule):
                 if isinstance(display, (ast.List, ast.Tuple)) and isinstance(count, ast.Name) and count.id in numbers:
                     return count.id, "a list length"
         return None
-
-
-_INDEX_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Slice, ast.Constant, ast.operator, ast.unaryop, ast.expr_context)
-
-
-def _index_names(index: ast.expr, numbers: dict[str, str | None]) -> list[str]:
-    """The number arguments an index is computed from (``step``, ``step + 1``, ``:n``), when
-    it is only those, constants and arithmetic; [] otherwise."""
-    names: list[str] = []
-    for node in ast.walk(index):
-        if isinstance(node, ast.Name) and node.id in numbers:
-            names.append(node.id)
-        elif not isinstance(node, _INDEX_ARITHMETIC):
-            return []
-    return names
 
 
 def _python_container(kind: Kind) -> str | None:
@@ -171,7 +156,7 @@ def _indexed_before(node: ast.Subscript, names: list[str], ctx: RuleContext) -> 
     here = (node.lineno, node.col_offset)
     return any(
         isinstance(other, ast.Subscript) and (other.lineno, other.col_offset) < here and ast.dump(other.value) == container
-        and set(_index_names(other.slice, dict.fromkeys(names))) & set(names)
+        and set(number_operands(other.slice, dict.fromkeys(names))) & set(names)
         for other in own_nodes(ctx.function.node)
     )  # fmt: skip
 

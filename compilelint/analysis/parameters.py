@@ -371,3 +371,19 @@ def number_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[
                 if not isinstance(default.value, bool):
                     numbers[arg.arg] = type(default.value).__name__
     return numbers
+
+
+# What a number may be combined with and stay only that number to Dynamo (``step + 1``, ``:n``)
+_NUMBER_ARITHMETIC = (ast.BinOp, ast.UnaryOp, ast.Slice, ast.Constant, ast.operator, ast.unaryop, ast.expr_context)
+
+
+def number_operands(expression: ast.expr, numbers: Collection[str]) -> list[str]:
+    """The number arguments ``expression`` is computed from (``step``, ``step + 1``, ``:n``),
+    when it is only those, constants and arithmetic; [] otherwise."""
+    names: list[str] = []
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Name) and node.id in numbers:
+            names.append(node.id)
+        elif not isinstance(node, _NUMBER_ARITHMETIC):
+            return []
+    return names
