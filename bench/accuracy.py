@@ -25,6 +25,9 @@ stands for what the user wrote (--no-method-roots: without).
   after an earlier break, or never ran: not judged);
 - precision (fullgraph) = fullgraph claims confirmed by the fullgraph=True failure /
   fullgraph claims on lines Dynamo traced under fullgraph=True;
+- precision (dynamic=True only) = claims of a break under dynamic=True alone (a float
+  attribute the default mode keeps constant) confirmed by a break there in the
+  dynamic=True runs / such claims on lines Dynamo traced in those runs;
 - CL2xx (recompiles): confirmed when a guard their statement installed failed in a
   recompile, or a symbolic shape guard came from it; judged on executed lines.
 
@@ -70,7 +73,7 @@ from compilelint.engine import lint_paths  # noqa: E402
 from compilelint.findings import Finding  # noqa: E402
 
 SITE_KINDS = (DEFAULT, DYNAMIC_ONLY, FULLGRAPH_ONLY)
-CLAIM_KINDS = ("default", "fullgraph", "recompile")
+CLAIM_KINDS = ("default", "fullgraph", "dynamic", "recompile")
 
 
 @dataclass
@@ -213,6 +216,7 @@ def judge(part: str, zoo: dict[str, Any], findings: list[tuple[str, Finding]]) -
         by_path[site.path].append(site)
     traced_default = traced_lines(zoo, ("default", "train", "dynamic"))
     traced_fullgraph = traced_lines(zoo, ("fullgraph",))
+    traced_dynamic = traced_lines(zoo, ("dynamic",))
     executed = executed_lines(zoo)
     guard_sites = recompile_sites(zoo)
     covered: set[tuple[str, int]] = set()
@@ -240,6 +244,9 @@ def judge(part: str, zoo: dict[str, Any], findings: list[tuple[str, Finding]]) -
         if "fullgraph" in modes:
             hit = any("fullgraph" in s.modes for s in here)
             claim("fullgraph", _verdict(finding, path, hit, traced_fullgraph))
+        if "dynamic" in modes:  # a break under dynamic=True alone, judged by those runs
+            hit = any("dynamic" in s.modes for s in here)
+            claim("dynamic", _verdict(finding, path, hit, traced_dynamic))
     judged = [JudgedSite(part, site, key in covered) for key, site in sorted(sites.items())]
     return judged, claims, dict(outside)
 
@@ -366,8 +373,9 @@ def _row(name: str, t: dict[str, Any], models: int | str = "") -> str:
 
 HEADER = (
     "| package | models | recall, default-mode sites | recall, dynamic=True-only sites | recall, fullgraph-only sites "
-    "| precision, default claims | precision, fullgraph claims | CL2xx (guard installed) |\n"
-    "|---|---:|---:|---:|---:|---:|---:|---:|"
+    "| precision, default claims | precision, fullgraph claims | precision, dynamic=True-only claims "
+    "| CL2xx (guard installed) |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
 
@@ -400,8 +408,8 @@ def render(report: dict[str, Any], meta: dict[str, Any]) -> str:
         "",
         "## Per rule (confirmed/judged)",
         "",
-        "| rule | findings | default | fullgraph | recompile |",
-        "|---|---:|---:|---:|---:|",
+        "| rule | findings | default | fullgraph | dynamic=True only | recompile |",
+        "|---|---:|---:|---:|---:|---:|",
         *[f"| {code} | {row['findings']} | " + " | ".join(
             f"{row[k][0]}/{row[k][1]}" if k in row else "" for k in CLAIM_KINDS) + " |"
           for code, row in report["per_rule"].items()],

@@ -15,6 +15,11 @@ class Mode(str, enum.Enum):
     # torch.compile(fn) with its default backend: Dynamo traces the code without a break,
     # and Inductor then fails to compile the graph (measured with backend="inductor")
     INDUCTOR = "inductor"
+    # torch.compile(fn, dynamic=True) only: Dynamo traces the code in the default mode with
+    # the value as a constant (a float attribute or global), and dynamic=True makes it a
+    # symbolic input from the first call. Where the default mode breaks, dynamic=True
+    # breaks too, so findings that claim "default" do not name this mode as well
+    DYNAMIC = "dynamic"
 
 
 class Applicability(str, enum.Enum):

@@ -29,6 +29,8 @@ from compilelint.findings import Finding, Mode
 BASE_RELEASE = "2.13"
 _RELEASE = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[.+\-a-z0-9]*)\s*$", re.I)
 MODES = (Mode.DEFAULT, Mode.FULLGRAPH)
+_MODE_NAMES = {Mode.DEFAULT: "the default mode", Mode.FULLGRAPH: "`fullgraph=True`", Mode.DYNAMIC: "`dynamic=True`",
+               Mode.INDUCTOR: "Inductor"}
 
 
 def parse_release(version: str) -> tuple[int, int]:
@@ -65,6 +67,11 @@ class Claim:
             count, measured = self.broke.get(mode.value, 0), self.measured(mode)
             if (measured and count == measured) or ((not measured or 0 < count < measured) and mode in coded):
                 out.append(mode)
+        if Mode.DYNAMIC in coded and Mode.DEFAULT not in out:
+            # a dynamic=True-only claim: kept where dynamic=True broke on some of its sites
+            # (a release that also breaks in the default mode says so by the modes above)
+            if self.broke.get(Mode.DYNAMIC.value, 0) > 0:
+                out.append(Mode.DYNAMIC)
         return tuple(out)
 
     def signature(self) -> tuple[tuple[str, float], ...]:
@@ -218,13 +225,16 @@ def _on_release(finding: Finding, base: Claim | None, target: Claim | None, rele
     candidate = not finding.breaks  # reported for the releases where it breaks, not the base
     if target is None:
         return None if candidate else finding
+    # a dynamic=True-only finding is judged by the release's dynamic=True runs, which the
+    # signature leaves out
     same = base is not None and base.signature() == target.signature() and not candidate
+    same = same and finding.breaks != (Mode.DYNAMIC,)
     modes = finding.breaks if same else target.modes(finding.breaks)
     if not modes:
         return None
     gb_ids, message = _gb_ids_on_release(finding, base, target)
     if modes != finding.breaks:
-        said = " and ".join("`fullgraph=True`" if m is Mode.FULLGRAPH else "the default mode" for m in modes)
+        said = " and ".join(_MODE_NAMES[m] for m in modes)
         message += f" [measured on torch {release}: breaks in {said}]"
     if (modes, gb_ids, message) == (finding.breaks, finding.gb_ids, finding.message):
         return finding

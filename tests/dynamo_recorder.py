@@ -16,13 +16,18 @@ class ModeResult:
     package_sites: list[tuple[str, int]] = field(default_factory=list)
 
 
-def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool, backend: str = "eager") -> ModeResult:
-    """Breaks in ``path`` (innermost frame there) under one mode, via compilelint.verify."""
+def record(fn: Any, inputs: list[Any], path: str, fullgraph: bool, backend: str = "eager", dynamic: bool = False) -> ModeResult:
+    """Breaks in ``path`` (innermost frame there) under one mode, via compilelint.verify;
+    ``dynamic``: the default mode as ``torch.compile(dynamic=True)`` runs it."""
+    import torch._dynamo
+
     from compilelint.verify.recorder import record as verify_record
 
     folder = os.path.dirname(path)  # roots are folders
     mode = "fullgraph" if fullgraph else "default"
-    recording = verify_record(fn, inputs, mode=mode, backend=backend, user_roots=[folder])
+    # what torch.compile(dynamic=True) patches (torch._dynamo.eval_frame.make_set_enable_dynamic)
+    with torch._dynamo.config.patch(assume_static_by_default=not dynamic):
+        recording = verify_record(fn, inputs, mode=mode, backend=backend, user_roots=[folder])
     result = ModeResult(breaks=[(e.path, e.line, e.gb_type) for e in recording.events if e.path == path])
     packages = os.path.join(folder, "site-packages") + os.sep
     for event in recording.events:

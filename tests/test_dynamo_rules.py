@@ -267,3 +267,36 @@ def test_an_assert_message_that_is_no_string_raises_type_error_in_both_modes(tmp
         with pytest.raises(TypeError, match="assert_msg"):
             compiled(torch.randn(4))
     torch._dynamo.reset()
+
+
+def _claims_dynamic(fixtures: RuleFixtures) -> bool:
+    return any(Mode.DYNAMIC in f.breaks for f in lint_file(str(fixtures.flagged.resolve())).findings)
+
+
+DYNAMIC_FIXTURES = [f for f in FIXTURES if _claims_dynamic(f)]
+
+
+@pytest.mark.parametrize("fixtures", DYNAMIC_FIXTURES, ids=[f.folder.name for f in DYNAMIC_FIXTURES])
+def test_dynamic_claims_break_under_dynamic(fixtures: RuleFixtures) -> None:
+    """A finding that claims mode "dynamic" breaks under torch.compile(dynamic=True) where the
+    default mode did not (test_flagged_fixture_breaks_as_claimed holds it to that), and the
+    clean fixture of such a rule stays whole under dynamic=True too."""
+    path = str(fixtures.flagged.resolve())
+    findings = lint_file(path).findings
+    claimed = [f for f in findings if Mode.DYNAMIC in f.breaks]
+    module = load_module(fixtures.flagged.resolve())
+    problems, broke = [], set()
+    for name, fn, inputs in targets(module):
+        result = record(fn, inputs, path, fullgraph=False, dynamic=True)
+        for _, line, gb_type in result.breaks:
+            broke.add(line)
+            if not _covering(findings, line):
+                problems.append(f"{name}: dynamic=True break at line {line} ({gb_type}) no finding covers")
+    problems += [f"line {f.line} claims dynamic but did not break there" for f in claimed
+                 if not broke.intersection(range(f.statement_lines[0], f.statement_lines[1] + 1))]
+    clean = str(fixtures.clean.resolve())
+    clean_module = load_module(fixtures.clean.resolve())
+    for name, fn, inputs in targets(clean_module):
+        problems += [f"clean {name}: dynamic=True break at line {line}: {gb}"
+                     for _, line, gb in record(fn, inputs, clean, fullgraph=False, dynamic=True).breaks]
+    assert problems == []

@@ -4,7 +4,8 @@
 ``dynamic=True`` asks Dynamo to make every size symbolic from the first call, so the
 recompiles a size change causes in default mode should go; what remains (a Python number,
 module state, a guard on a specific size that stays) shows what ``dynamic=True`` does not
-fix. Its breaks are not recorded here: the default and fullgraph phases report those.
+fix. Its breaks judge only the findings that claim ``dynamic=True`` alone (a float
+attribute turned into text): the default and fullgraph phases report the rest.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import torch
 import torch._dynamo
 
 from compilelint.verify import statuses
-from compilelint.verify.attribution import UserFiles
+from compilelint.verify.attribution import UserFiles, merge_events
 from compilelint.verify.dynamo_hooks import DynamoHooks
-from compilelint.verify.model import DEFAULT, DynamicRun, TargetRun
+from compilelint.verify.model import DYNAMIC, DynamicRun, TargetRun
 from compilelint.verify.recorder import run_phase
 from compilelint.verify.statuses import describe_exception, is_cuda_fault
 from compilelint.verify.targets import InputSet
@@ -29,13 +30,14 @@ def dynamic_phase(fn: Any, sets: list[InputSet], user: UserFiles, request: dict[
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     with DynamoHooks(user) as hooks:
-        hooks.mode = DEFAULT
+        hooks.mode = DYNAMIC
         compiled = torch.compile(fn, backend=request.get("backend", "eager"), dynamic=True)
         phase = run_phase(compiled, sets, device=str(request.get("device", "cpu")), hooks=hooks)
     graphs = int(torch._dynamo.utils.counters["stats"]["unique_graphs"])
     error = describe_exception(phase.error) if phase.error is not None else ""
     return DynamicRun(recompiles=hooks.recompiles(), graphs=graphs, error=error,
-                      first_call_s=phase.first_call_s, cuda_fault=phase.error is not None and is_cuda_fault(phase.error))  # fmt: skip
+                      first_call_s=phase.first_call_s, cuda_fault=phase.error is not None and is_cuda_fault(phase.error),
+                      events=merge_events(hooks.events))  # fmt: skip
 
 
 def requested_phases(run: TargetRun, fn: Any, sets: list[InputSet], user: UserFiles,

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from compilelint.findings import Finding
+from compilelint.findings import Finding, Mode
 from compilelint.verify import statuses
 from compilelint.verify.attribution import canonical
-from compilelint.verify.model import DEFAULT, FULLGRAPH, BreakEvent, Recompile, TargetRun
+from compilelint.verify.model import DEFAULT, DYNAMIC, FULLGRAPH, BreakEvent, Recompile, TargetRun
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,12 @@ def is_wrong_result_finding(finding: Finding) -> bool:
     return finding.code.startswith("CL3")
 
 
+def is_dynamic_only(finding: Finding) -> bool:
+    """A finding that claims a break under ``torch.compile(dynamic=True)`` alone (the
+    default mode keeps the value a constant): the --dynamic phase judges it."""
+    return finding.breaks == (Mode.DYNAMIC,)
+
+
 def is_recompile_finding(finding: Finding) -> bool:
     """CL2xx: rules about recompiles (codes are grouped by hundreds); they are confirmed
     by recompiles, not by breaks."""
@@ -171,11 +177,17 @@ def _status(finding: Finding, hits: list[BreakEvent], run: TargetRun,
     if is_wrong_result_finding(finding):
         return _wrong_result_status(finding, run, ran)
     if hits:
-        modes = tuple(m for m in (DEFAULT, FULLGRAPH) if any(e.mode == m for e in hits))
+        modes = tuple(m for m in (DEFAULT, FULLGRAPH, DYNAMIC) if any(e.mode == m for e in hits))
         best = sorted(hits, key=lambda e: (e.mode != DEFAULT, e.line))[0]
         return FindingResult(finding, statuses.CONFIRMED, modes, best.gb_id, best.gb_type)
     if not ran:
         return FindingResult(finding, statuses.NOT_REACHED, note="no example input ran this line")
+    if is_dynamic_only(finding):
+        if run.dynamic is None:
+            return FindingResult(finding, statuses.NOT_REACHED,
+                                 note="it breaks only under torch.compile(dynamic=True): verify with --dynamic")  # fmt: skip
+        return FindingResult(finding, statuses.NOT_REPRODUCED,
+                             note=f"ran, and Dynamo did not break under dynamic=True on torch {run.torch_version}")  # fmt: skip
     skipped = _skipped_note(finding, path, events)
     if skipped:
         return FindingResult(finding, statuses.NOT_REACHED, note=skipped)
@@ -257,6 +269,10 @@ def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:
         return TargetMatch((), ())  # nothing can be concluded from a run that failed
     # a failing backend: the events come from a second run with backend="eager"
     hits, unclaimed = _claims(run.events, findings)
+    dynamic_only = [f for f in findings if is_dynamic_only(f)]
+    if run.dynamic is not None and dynamic_only:  # only these are judged by the --dynamic phase
+        for key, events in _claims(run.dynamic.events, dynamic_only)[0].items():
+            hits.setdefault(key, []).extend(events)
     results = tuple(
         _status(finding, hits.get(id(finding), []), run, run.events)
         for finding in sorted(findings, key=lambda f: f.sort_key)

@@ -13,6 +13,7 @@ from compilelint.verify.backend_failure import BackendFailure
 
 DEFAULT = "default"  # torch.compile(fn)
 FULLGRAPH = "fullgraph"  # torch.compile(fn, fullgraph=True)
+DYNAMIC = "dynamic"  # torch.compile(fn, dynamic=True), the --dynamic phase
 
 
 @dataclass(frozen=True)
@@ -251,17 +252,21 @@ class DynamicRun:
     error: str = ""  # the exception that stopped the phase, if one did
     first_call_s: float | None = None
     cuda_fault: bool = False
+    # its breaks (mode "dynamic"): they judge the findings that claim dynamic=True only
+    events: tuple[BreakEvent, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"recompiles": self.recompiles.to_json(), "graphs": self.graphs, "error": self.error,
-                "first_call_s": self.first_call_s, "cuda_fault": self.cuda_fault}  # fmt: skip
+                "first_call_s": self.first_call_s, "cuda_fault": self.cuda_fault,
+                "events": [event.to_json() for event in self.events]}  # fmt: skip
 
     @staticmethod
     def from_json(data: dict[str, Any] | None) -> DynamicRun | None:
         if not data:
             return None
         return DynamicRun(Recompiles.from_json(data.get("recompiles")), data.get("graphs"), str(data.get("error", "")),
-                          data.get("first_call_s"), bool(data.get("cuda_fault", False)))  # fmt: skip
+                          data.get("first_call_s"), bool(data.get("cuda_fault", False)),
+                          tuple(BreakEvent.from_json(item) for item in data.get("events", [])))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from compilelint.findings import Finding
+from compilelint.findings import Finding, Mode
 from compilelint.verify import statuses
 from compilelint.verify.attribution import UserFiles, attribute, merge_events
 from compilelint.verify.matching import match_target
-from compilelint.verify.model import BreakEvent, Frame, Recompile, Recompiles, TargetRun
+from compilelint.verify.model import BreakEvent, DynamicRun, Frame, Recompile, Recompiles, TargetRun
 from compilelint.verify.report import EXIT_BREAKS, EXIT_CLEAN, EXIT_FAULT, build_report, to_json
 from compilelint.verify.runner import Outcome
 from compilelint.verify.targets import TargetSpec
@@ -41,6 +42,24 @@ def test_not_reproduced_names_the_torch_version(make_finding: Callable[..., Find
     [status] = match_target(run((), (10, 11)), [make_finding(PATH, 11, "CL104")]).findings
     assert status.status == statuses.NOT_REPRODUCED
     assert "2.13.0" in status.note
+
+
+def test_a_dynamic_only_finding_is_judged_by_the_dynamic_phase(make_finding: Callable[..., Finding]) -> None:
+    finding = replace(make_finding(PATH, 10, "CL145"), breaks=(Mode.DYNAMIC,))
+    # the default mode kept the float a constant: no event; without --dynamic nothing can judge it
+    [status] = match_target(run((), (10,)), [finding]).findings
+    assert status.status == statuses.NOT_REACHED and "--dynamic" in status.note
+    broke = DynamicRun(events=(event(10, "dynamic", "BUILD_STRING type error", "GB0021"),))
+    [status] = match_target(run((), (10,), dynamic=broke), [finding]).findings
+    assert (status.status, status.modes, status.gb_id) == (statuses.CONFIRMED, ("dynamic",), "GB0021")
+    [status] = match_target(run((), (10,), dynamic=DynamicRun()), [finding]).findings
+    assert status.status == statuses.NOT_REPRODUCED and "dynamic=True" in status.note
+
+
+def test_the_dynamic_phase_confirms_no_other_finding(make_finding: Callable[..., Finding]) -> None:
+    broke = DynamicRun(events=(event(10, "dynamic"),))
+    [status] = match_target(run((), (10,), dynamic=broke), [make_finding(PATH, 10, "CL101")]).findings
+    assert status.status == statuses.NOT_REPRODUCED
 
 
 def test_not_reached_when_no_input_ran_the_line(make_finding: Callable[..., Finding]) -> None:
