@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from compilelint.analysis.expressions import Evaluator
 from compilelint.analysis.interpreter import header_expressions
 from compilelint.analysis.module_index import FunctionInfo
-from compilelint.analysis.regions import FunctionState
+from compilelint.analysis.regions import FunctionState, is_entry_point
 from compilelint.budget import NO_DEADLINE, Deadline
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -54,9 +54,7 @@ class Dispatcher:
     def enter(self, state: FunctionState) -> None:
         self.ctx.region = state.chain
         self.ctx.function = state.info
-        owner = state.info.owner
-        internal = state.params_from_calls or (owner is not None and self.ctx.index.instantiated(owner))
-        self.ctx.is_entry_point = state.root and not internal
+        self.ctx.is_entry_point = is_entry_point(state, self.ctx.index)
 
     # --- StatementVisitor ----------------------------------------------------------------
     def statement(self, stmt: ast.stmt, evaluator: Evaluator) -> None:

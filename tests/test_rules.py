@@ -82,3 +82,59 @@ def test_number_text_in_an_error_message_or_a_second_part_is_not_flagged_again()
         "        return x.sum(dim) * len(f'{p}-{q}')\n"
     )
     assert [(f.line, f.code) for f in lint_source(source, "m.py").findings] == [(7, "CL145")]
+
+
+def _cl145(source: str) -> list[tuple[int, tuple[str, ...]]]:
+    return [(f.line, tuple(m.value for m in f.breaks)) for f in lint_source(source, "m.py").findings if f.code == "CL145"]
+
+
+def test_floats_from_the_surroundings_are_text_under_dynamic_only() -> None:
+    # CL145 (measured on torch 2.13): float attributes and globals break under dynamic=True
+    # only; int attributes, values computed from the float and attributes that also hold
+    # something else stay constants; a helper's parameter keeps its caller's number
+    source = (
+        "import torch\n"
+        "EPS = 1e-6\n"
+        "STEP = 0.5\n"
+        "def bump():\n"
+        "    global STEP\n"
+        "    STEP = 1.0\n"
+        "def describe(value):\n"
+        "    return 'v=%s' % value\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self, low: float = 0.1, k: int = 3, gain=None):\n"
+        "        super().__init__()\n"
+        "        self.low, self.k = low, k\n"
+        "        self.high = 0.2\n"
+        "        self.gain = gain if gain is not None else 1.0\n"
+        "        self.scale = 0.5\n"
+        "    def reset(self):\n"
+        "        self.scale = None\n"
+        "    def forward(self, x, n: int = 2):\n"
+        "        high = self.high\n"
+        "        doubled = self.high * 2\n"
+        "        a = f'{self.k} {doubled} {self.low} {self.gain} {self.scale} {STEP}'\n"
+        "        b = str(high) + repr(EPS) + describe(n)\n"
+        "        return x * len(a + b)\n"
+    )
+    # line 21 holds none: `self.low` is stored by a tuple assignment (not read here),
+    # `self.gain` may be the argument, `self.scale` is also None, `STEP` is rebound
+    assert _cl145(source) == [(8, ("default", "fullgraph")), (22, ("dynamic",)), (22, ("dynamic",))]
+
+
+def test_a_helper_given_a_literal_or_a_rebound_parameter_is_not_flagged() -> None:
+    source = (
+        "import torch\n"
+        "def label(v: float):\n"
+        "    return f'{v}'\n"
+        "def shifted(v: float):\n"
+        "    v = v + 1\n"
+        "    return str(v)\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self, low: float = 0.1):\n"
+        "        super().__init__()\n"
+        "        self.low = low\n"
+        "    def forward(self, x):\n"
+        "        return x * len(label(0.3) + shifted(self.low))\n"
+    )
+    assert _cl145(source) == []

@@ -101,7 +101,7 @@ def test_the_base_release_claims_agree_with_what_the_rules_state() -> None:
                 claim = base.get(finding.claim)
                 if claim is None:
                     continue
-                for mode in (Mode.DEFAULT, Mode.FULLGRAPH):
+                for mode in (Mode.DEFAULT, Mode.FULLGRAPH, Mode.DYNAMIC):
                     broke = claim.broke[mode.value]
                     if mode in finding.breaks and broke == 0:
                         problems.append(f"{fixtures.folder.name}:{finding.line} {finding.claim} claims {mode.value}")
@@ -147,6 +147,18 @@ def test_what_2_14_traces_is_no_longer_reported() -> None:
     calls = FIXTURES / "CL107_untraceable_call" / "flagged.py"
     draws = {f.line for f in findings(calls, "2.13") if "random.random" in f.message}
     assert draws and not draws & {f.line for f in findings(calls, "2.14")}
+
+
+def test_a_dynamic_only_finding_follows_the_release_dynamic_runs() -> None:
+    # CL145: the f-string of a float attribute breaks under dynamic=True on 2.13, and 2.14
+    # traces it; str() of one breaks on both
+    path = FIXTURES / "CL145_number_argument_as_text" / "flagged.py"
+    f_string = line_of(path, 'note = f"eps={EPSILON}"')
+    text = line_of(path, "tag = str(self.scale)")
+    on_213 = {f.line: f.breaks for f in findings(path, "2.13")}
+    on_214 = {f.line: f.breaks for f in findings(path, "2.14")}
+    assert on_213[f_string] == on_213[text] == (Mode.DYNAMIC,)
+    assert f_string not in on_214 and on_214[text] == (Mode.DYNAMIC,)
 
 
 def test_torch_version_in_pyproject(tmp_path: Path) -> None:

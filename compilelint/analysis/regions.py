@@ -85,6 +85,14 @@ class FunctionState:
     entry_spread: bool = False  # another file's call spread arguments into this function
 
 
+def is_entry_point(state: FunctionState, index: ModuleIndex) -> bool:
+    """Dynamo starts tracing at this function and no compiled code of the file passes its
+    arguments: a root whose parameters no call of the file gives, of a class the file does
+    not build."""
+    owner = state.info.owner
+    return state.root and not (state.params_from_calls or (owner is not None and index.instantiated(owner)))
+
+
 NOT_FOLLOWED_BASES = ("torch.", "typing.", "abc.", "builtins.", "enum.", "collections.")
 
 
