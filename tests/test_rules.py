@@ -113,13 +113,15 @@ def test_floats_from_the_surroundings_are_text_under_dynamic_only() -> None:
         "    def forward(self, x, n: int = 2):\n"
         "        high = self.high\n"
         "        doubled = self.high * 2\n"
-        "        a = f'{self.k} {doubled} {self.low} {self.gain} {self.scale} {STEP}'\n"
+        "        a = f'{self.k} {doubled} {self.gain} {self.scale} {STEP} {self.low}'\n"
         "        b = str(high) + repr(EPS) + describe(n)\n"
         "        return x * len(a + b)\n"
     )
-    # line 21 holds none: `self.low` is stored by a tuple assignment (not read here),
-    # `self.gain` may be the argument, `self.scale` is also None, `STEP` is rebound
-    assert _cl145(source) == [(8, ("default", "fullgraph")), (22, ("dynamic",)), (22, ("dynamic",))]
+    # on line 21 the first part that fails is `self.low` (a tuple assignment pairs it with
+    # `low: float`); `self.gain` may be the argument, `self.scale` is also None, `STEP` is rebound
+    assert _cl145(source) == [(8, ("default", "fullgraph")), (21, ("dynamic",)), (22, ("dynamic",)), (22, ("dynamic",))]
+    flagged = [f for f in lint_source(source, "m.py").findings if f.line == 21]
+    assert "`self.low`" in flagged[0].message
 
 
 def test_a_helper_given_a_literal_or_a_rebound_parameter_is_not_flagged() -> None:

@@ -143,9 +143,9 @@ def float_attribute(cls: ClassInfo, attr: str) -> bool:
     values: list[bool] = []
     for klass in cls.mro():
         for statement in klass.node.body:
-            target, value = _class_level(statement)
-            if target == attr:
-                values.append(value is not None and _float_literal(value))
+            name, literal = _class_level(statement)
+            if name == attr:
+                values.append(literal is not None and _float_literal(literal))
         for method in klass.methods.values():
             floats = number_parameters(method.node)
             for node in own_nodes(method.node):
@@ -153,15 +153,35 @@ def float_attribute(cls: ClassInfo, attr: str) -> bool:
                     values.append(False)  # updated in place, or declared: not a constant we can read
                 if not isinstance(node, ast.Assign):
                     continue
-                if any(_stores(t, attr, method) for t in node.targets):
-                    value = node.value
-                    is_float = _float_literal(value) or (
-                        isinstance(value, ast.Name) and floats.get(value.id) == "float" and not rebinds(method.node, value.id)
-                    )
-                    values.append(is_float)
-                elif any(_stores_inside(t, attr, method) for t in node.targets):
-                    values.append(False)  # `self.a, self.b = ...`: not read here
+                for target, stored in _pairs(node):
+                    if _stores(target, attr, method):
+                        values.append(stored is not None and _float_value(stored, floats, method))
+                    elif stored is None and _stores_inside(target, attr, method):
+                        values.append(False)  # `self.a, self.b = pair`: not read here
     return bool(values) and all(values)
+
+
+def _pairs(node: ast.Assign) -> list[tuple[ast.expr, ast.expr | None]]:
+    """(target, value) of ``a = b = v`` and, element by element, ``self.a, self.b = a, b``;
+    None as the value of a target whose value the statement does not spell out."""
+    pairs: list[tuple[ast.expr, ast.expr | None]] = []
+    for target in node.targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else None
+            if values is not None and len(values) == len(target.elts) and not any(isinstance(v, ast.Starred) for v in values):
+                pairs += list(zip(target.elts, values))
+            else:
+                pairs.append((target, None))
+        else:
+            pairs.append((target, node.value))
+    return pairs
+
+
+def _float_value(value: ast.expr, floats: dict[str, str | None], method: FunctionInfo) -> bool:
+    """A float literal, or a ``float`` parameter of the method that it does not rebind."""
+    if _float_literal(value):
+        return True
+    return isinstance(value, ast.Name) and floats.get(value.id) == "float" and not rebinds(method.node, value.id)
 
 
 def float_global(index: ModuleIndex, name: str) -> bool:
