@@ -166,3 +166,43 @@ def test_the_frame_given_up_on_starts_at_the_break_before() -> None:
                     pass
                 return x, n, early, late
         """, REGISTRY) == [(-5, "CL105"), (6, "CL105"), (7, "CL123")]
+
+
+@py311
+def test_a_break_in_the_iterable_of_a_for_resumes_before_the_loop() -> None:
+    # GB0033/GB0109 at the `for` line, then the resume function walks the Python lists
+    # .tolist() gave back, records nothing and is skipped: GB4347 at the comprehension
+    # (measured). Before this, the loop was taken to hold the break (a frame skipped
+    # whole, no line to claim from) and the values read back to be tensors.
+    assert _codes("""\
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.top_k = 2
+                self.lin = nn.Linear(4, 3)
+
+            def forward(self, x):
+                best_p, best = self.lin(x).softmax(-1).max(dim=-1)
+                rows = [[] for _ in range(2)]
+                for i, (k, p) in enumerate(zip(best.tolist(), best_p.tolist())):
+                    rows[i % 2].append((k, p))
+                return [sorted(r, key=lambda v: -v[1])[: self.top_k] for r in rows]
+        """) == [(10, "CL105"), (10, "CL105"), (12, "CL123")]
+
+
+@py311
+def test_a_tensor_op_on_the_values_read_back_keeps_the_frame() -> None:
+    assert _codes("""\
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.top_k = 2
+                self.lin = nn.Linear(4, 3)
+
+            def forward(self, x):
+                best_p, best = self.lin(x).softmax(-1).max(dim=-1)
+                rows = [[] for _ in range(2)]
+                for i, (k, p) in enumerate(zip(best.tolist(), best_p.tolist())):
+                    rows[i % 2].append(x[k] * p)
+                return [r[: self.top_k] for r in rows]
+        """) == [(10, "CL105"), (10, "CL105")]

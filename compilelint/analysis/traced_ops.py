@@ -109,7 +109,7 @@ def _call(node: ast.Call, kind: KindOf, builtin: Callable[[ast.expr], str | None
         attr = node.args[1]
         known = attr.value if isinstance(attr, ast.Constant) and isinstance(attr.value, str) else None
         return _reads_tensor(kind(node.args[0]), known)
-    if name in CONTAINER_BUILTINS:
+    if name in CONTAINER_BUILTINS or name == "sorted" and _element_key(node):
         return any(_iterates_a_tensor(kind(a)) for a in arguments)
     if qualname(node.func) in TORCH_QUERIES:
         return False
@@ -124,6 +124,21 @@ def _call(node: ast.Call, kind: KindOf, builtin: Callable[[ast.expr], str | None
     if isinstance(func, ast.Attribute) and _tensor(kind(func.value)) and not kind(func.value) & (Kind.UNKNOWN | Kind.MODULE):
         return True  # a tensor method
     return SEVERAL
+
+
+def _element_key(node: ast.Call) -> bool:
+    """``sorted(xs)``, or with a ``key`` lambda that reads only its own argument
+    (``key=lambda v: -v[1]``): it sorts what it is given, recording what they are."""
+    others = [k for k in node.keywords if k.arg != "reverse"]
+    if not others:
+        return True
+    key = others[0].value if len(others) == 1 and others[0].arg == "key" else None
+    if not isinstance(key, ast.Lambda):
+        return False
+    own = {a.arg for a in key.args.args}
+    return all(n.id in own for n in ast.walk(key.body) if isinstance(n, ast.Name)) and not any(
+        isinstance(n, (ast.Call, ast.Attribute)) for n in ast.walk(key.body)
+    )
 
 
 def _dict_view(node: ast.expr, kind: KindOf) -> bool:
@@ -160,8 +175,16 @@ def _python_value(kind: Kind) -> bool:
 
 
 def _iterates_a_tensor(kind: Kind) -> bool:
-    """Iterating it may unbind a tensor (or walk something the analysis cannot see)."""
-    return not _python_value(kind)
+    """Iterating it may unbind a tensor (or walk something the analysis cannot see). Values
+    read back from tensor data (``.tolist()``) are Python values: reading them back broke
+    the graph (the default mode does not capture scalars), so the code after it, in the
+    resume function, is given the Python list (measured on 2.13: `for a, b in
+    zip(p.tolist(), q.tolist())` and the lists it fills record nothing)."""
+    return not (_python_value(kind) or _read_back(kind))
+
+
+def _read_back(kind: Kind) -> bool:
+    return kind != Kind.NONE and not kind & ~(PLAIN | Kind.DATA_SCALAR)
 
 
 def free_functions(ops: Mapping[str, FunctionOps]) -> frozenset[str]:
