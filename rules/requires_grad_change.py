@@ -30,7 +30,8 @@ class RequiresGradChange(Rule):
     Flags, inside a compiled region: assignments to `t.requires_grad`, calls of
     `t.requires_grad_()` / `t.requires_grad_(True)`, calls copying another tensor's flag
     (`t.detach().requires_grad_(t.requires_grad)`, reported as holding only when that tensor
-    requires grad), and tensor factories called with
+    requires grad) or given any other flag that is not a constant (`requires_grad_(do_r1)`,
+    holding only when it is true), and tensor factories called with
     `requires_grad=True` (`torch.tensor(..., requires_grad=True)`, `torch.zeros(...,
     requires_grad=True)`); a factory given a flag that is not a constant
     (`requires_grad=self.training`, `requires_grad=x.requires_grad`, a `bool` argument) is
@@ -48,7 +49,8 @@ class RequiresGradChange(Rule):
     on for an input of the compiled function, off for an `nn.Parameter` of the module;
     setting the flag a tensor already has compiles (measured). `t.detach().requires_grad_(t.requires_grad)` returned
     breaks the same way (GB8985) when `t` was computed from a parameter with grad mode on,
-    and compiles under `torch.no_grad()`. A factory's flag is specialised to its value:
+    and compiles under `torch.no_grad()`; `real.detach().requires_grad_(do_r1)` breaks
+    (GB8985) when `do_r1` is true and compiles when it is false. A factory's flag is specialised to its value:
     `torch.tensor([0.0], requires_grad=self.training)` breaks (GB0225) in training mode,
     `torch.ones(n, requires_grad=y.requires_grad)` when `y` was computed from a parameter
     with grad mode on, `requires_grad=flag` when the argument is True, in the default mode
@@ -134,6 +136,17 @@ class RequiresGradChange(Rule):
                     gb_ids=("GB8985", "GB7324"),
                     only_when=(ast.unparse(flag),),
                 )
+            elif flag is not None and not isinstance(flag, ast.Constant) and not _names_a_flag(flag):
+                spelled = ast.unparse(flag)
+                ctx.report(
+                    node,
+                    f"`.requires_grad_({spelled})` inside compiled code breaks the graph whenever `{spelled}` is "
+                    "true (GB8985; under fullgraph=True the returned result fails, GB7324); call it before the "
+                    "compiled code, or compute what needs the gradient outside",
+                    breaks=(Mode.DEFAULT,),
+                    gb_ids=("GB8985", "GB7324"),
+                    only_when=(spelled,),
+                )
             return
         if ctx.qualname(node.func) in FACTORIES:
             flag = next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
@@ -176,6 +189,11 @@ def _copied_flag(flag: ast.expr | None, ctx: RuleContext) -> bool:
     autograd (``t.detach().requires_grad_(t.requires_grad)``, measured on 2.13: GB8985
     when ``t`` is computed from a parameter with grad mode on, nothing under no_grad)."""
     return isinstance(flag, ast.Attribute) and flag.attr == "requires_grad" and bool(ctx.kind(flag.value) & Kind.TENSOR)
+
+
+def _names_a_flag(flag: ast.expr) -> bool:
+    """``v.requires_grad``: a tensor's flag when ``v`` is one (``_copied_flag``), else unknown."""
+    return isinstance(flag, ast.Attribute) and flag.attr == "requires_grad"
 
 
 def _switches_off(flag: ast.expr | None) -> bool:
