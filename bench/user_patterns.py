@@ -50,7 +50,16 @@ sliding-window inference, packed patches, deformable sampling, keypoint decoding
 `llm_serving_internals` (static, paged and sink KV caches, rotary scaling, sliding-window
 and grouped-query attention, speculative decoding, logits processors, multi-LoRA by name,
 int4 dequantisation, packed variable-length batches, prefix caching, stop sequences, beam
-bookkeeping, expert dispatch, byte fallback).
+bookkeeping, expert dispatch, byte fallback). Two more in session 17: `speech_and_generative`
+(VAEs with KL annealing, a VQ codebook with EMA and dead-code reset, a hinge GAN with an R1
+penalty, flow coupling, duration predictors and length regulators, monotonic alignment
+search, variance adaptors, a HiFi-GAN-like vocoder, multi-resolution mel losses, speaker
+pooling, VAD trimming, a streaming encoder, a CFG denoiser, DDIM sampling, an audio-token
+decoder, residual VQ, CTC) and `multimodal_and_retrieval` (CLIP-style dual encoders and
+losses, gated cross-attention, a Q-Former, region grounding, a CTC recogniser, a VQA head,
+re-ranking, a MoCo memory bank, chunked MIPS, product quantisation, ColBERT scoring, a
+perceiver resampler, beam-search captioning, modality dropout and experts, AV sync search,
+scene-graph relations).
 
 Columns, summed over each part's targets: break sites Dynamo reported that no finding
 claiming that mode covers (a site is a line, with the modes it broke in), findings Dynamo
@@ -72,7 +81,8 @@ HERE = Path(__file__).resolve().parent / "user_patterns"
 PARTS = ("everyday", "python_features", "package_user", "training_and_inference", "layers_and_losses", "serving_and_control",
          "routing_and_sequences", "detection_and_sampling", "graphs_points_and_tables", "generation_and_efficiency",
          "science_and_control", "media_and_recommendation", "language_and_structure", "training_machinery",
-         "time_series_and_forecasting", "vision_dense_and_3d", "llm_serving_internals")
+         "time_series_and_forecasting", "vision_dense_and_3d", "llm_serving_internals", "speech_and_generative",
+         "multimodal_and_retrieval")
 COLUMNS = ("break sites missed", "findings confirmed", "not reproduced", "recompiles not predicted", "failed targets")
 
 
