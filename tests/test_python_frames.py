@@ -206,3 +206,49 @@ def test_a_tensor_op_on_the_values_read_back_keeps_the_frame() -> None:
                     rows[i % 2].append(x[k] * p)
                 return [r[: self.top_k] for r in rows]
         """) == [(10, "CL105"), (10, "CL105")]
+
+
+@py311
+def test_a_break_in_an_arm_skips_the_rest_of_that_arm() -> None:
+    # measured on 2.13 (eval mode): the `if` arm's .tolist() reads break, the resume
+    # function (the rest of the arm and of forward) records nothing and is skipped:
+    # GB4347 at the comprehension. An annotated list (`rows: list = [...]`) is a list too.
+    assert _codes("""\
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.top_k = 2
+                self.lin = nn.Linear(4, 3)
+
+            def forward(self, x):
+                logits = self.lin(x)
+                out = {"logits": logits}
+                if not self.training:
+                    best_p, best = logits.softmax(-1).max(dim=-1)
+                    rows: list = [[] for _ in range(2)]
+                    for i, (k, p) in enumerate(zip(best.tolist(), best_p.tolist())):
+                        rows[i % 2].append((k, p))
+                    out["rows"] = [sorted(r, key=lambda v: -v[1])[: self.top_k] for r in rows]
+                return out
+        """) == [(13, "CL105"), (13, "CL105"), (15, "CL123")]
+
+
+@py311
+def test_a_comprehension_in_another_arm_is_not_claimed() -> None:
+    assert _codes("""\
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.top_k = 2
+                self.lin = nn.Linear(4, 3)
+
+            def forward(self, x):
+                logits = self.lin(x)
+                rows = [[] for _ in range(2)]
+                if not self.training:
+                    for i, k in enumerate(logits.argmax(-1).tolist()):
+                        rows[i % 2].append(k)
+                else:
+                    rows = [[v + 1 for v in r] for r in rows]
+                return rows
+        """) == [(11, "CL105")]

@@ -181,6 +181,10 @@ def assigned_values(function: ast.AST, name: str) -> list[ast.expr]:
             if isinstance(target, ast.Name) and target.id == name:
                 values.append(node.value)
                 simple.add(id(target))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:  # `rows: List[int] = []`
+            if isinstance(node.target, ast.Name) and node.target.id == name:
+                values.append(node.value)
+                simple.add(id(node.target))
     for node in own_nodes(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in simple:
             return []

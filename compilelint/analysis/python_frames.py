@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from compilelint.analysis.eager_code import eager_after, happens_with_its_block
+from compilelint.analysis.eager_code import eager_after, happens_with_its_block, inside
 from compilelint.analysis.frames import LOOPS, on_every_path
 from compilelint.analysis.traced_ops import FunctionOps, Resume, free_functions, operations_between, records_after
 from compilelint.findings import Mode
@@ -105,6 +105,48 @@ def _python_run(
         if start is not None and operations_between(found, start, statement.lineno, free, looping) < 2:
             runs.append(PythonRun(_end(start[1]), NO_CHECKPOINT))
     return min(runs, key=lambda run: run.line, default=None)
+
+
+def skipped_in_arm(
+    node: ast.AST, state: FunctionState, points: list[ast.AST], breaks: Sequence[Break], found: FunctionOps | None,
+    free: frozenset[str], analysis: RegionAnalysis, ignored: str,
+) -> bool:  # fmt: skip
+    """Whether ``node`` runs in Python because a break before it in the same block (an
+    ``if`` arm, say) is resumed into a frame that records nothing: the resume function
+    holds the rest of that block and of the function, so whenever ``node`` runs the break
+    happened and the frame was skipped. Measured on 2.13: ``if not self.training:`` then
+    ``.tolist()`` reads, a Python loop and a comprehension over the lists it filled
+    (GB4347 there)."""
+    if found is None:
+        return False
+    function = state.info.node
+    parents = analysis.parents_of(function)
+    target = _statement(node, function, analysis)
+    lines = _break_lines(breaks, {state.info.qualname: points}, ignored).get(state.info.qualname, set())
+    before = [p for p in points if _end(p) < getattr(node, "lineno", 0)]
+    for point in sorted(before, key=lambda p: (_end(p), getattr(p, "end_col_offset", 0)), reverse=True):
+        statement = _statement(point, function, analysis)
+        if statement is None or target is None or _held(point, function, analysis):
+            continue
+        if not happens_with_its_block(point, statement, parents) or not _later_in_block(statement, target, parents):
+            continue
+        if any(_end(statement) < line < getattr(node, "lineno", 0) for line in lines):
+            return False  # another break may come between
+        return not records_after(found, point, statement, free)
+    return False
+
+
+def _later_in_block(statement: ast.stmt, target: ast.stmt, parents: dict[int, ast.AST]) -> bool:
+    """``target`` is, or lies in, a statement after ``statement`` in the block holding it."""
+    holder = parents.get(id(statement))
+    if holder is None:
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and any(item is statement for item in block):
+            index = next(i for i, item in enumerate(block) if item is statement)
+            return any(inside(target, later) for later in block[index + 1 :])
+    return False
 
 
 def _trace_start(

@@ -42,6 +42,10 @@ CONTAINER_METHODS = frozenset(
 SHARED_METHODS = frozenset({"values", "copy", "index", "count", "replace", "split"})
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})  # computed by torch when read
 PLAIN = Kind.STATIC  # a Python constant for Dynamo: operating on it records nothing
+# Values read back from tensor data (``.item()``, ``.tolist()``) count as plain too: reading
+# them back broke the graph (the default mode does not capture scalars), so the code after
+# it, the resume function, is given Python numbers and lists (measured on 2.13: `for a, b
+# in zip(p.tolist(), q.tolist())`, `labels[k + 1]` and the lists it fills record nothing)
 
 KindOf = Callable[[ast.expr], Kind]
 
@@ -162,7 +166,9 @@ def _surely_tensor(kind: Kind) -> bool:
 
 
 def _plain(kind: Kind) -> bool:
-    return kind != Kind.NONE and not kind & ~PLAIN
+    """A Python constant to Dynamo, or a value read back from tensor data (``_read_back``):
+    arithmetic and tests on it record nothing."""
+    return kind != Kind.NONE and not kind & ~(PLAIN | Kind.DATA_SCALAR)
 
 
 def _tensor(kind: Kind) -> bool:
@@ -175,16 +181,8 @@ def _python_value(kind: Kind) -> bool:
 
 
 def _iterates_a_tensor(kind: Kind) -> bool:
-    """Iterating it may unbind a tensor (or walk something the analysis cannot see). Values
-    read back from tensor data (``.tolist()``) are Python values: reading them back broke
-    the graph (the default mode does not capture scalars), so the code after it, in the
-    resume function, is given the Python list (measured on 2.13: `for a, b in
-    zip(p.tolist(), q.tolist())` and the lists it fills record nothing)."""
-    return not (_python_value(kind) or _read_back(kind))
-
-
-def _read_back(kind: Kind) -> bool:
-    return kind != Kind.NONE and not kind & ~(PLAIN | Kind.DATA_SCALAR)
+    """Iterating it may unbind a tensor (or walk something the analysis cannot see)."""
+    return not _python_value(kind)
 
 
 def free_functions(ops: Mapping[str, FunctionOps]) -> frozenset[str]:
