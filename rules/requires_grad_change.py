@@ -125,24 +125,18 @@ class RequiresGradChange(Rule):
                     breaks=(Mode.DEFAULT,),
                     gb_ids=("GB8985", "GB7324"),
                 )
-            elif _copied_flag(flag, ctx):
-                assert flag is not None
-                ctx.report(
-                    node,
-                    f"`.requires_grad_({ast.unparse(flag)})` inside compiled code breaks the graph when that tensor "
-                    "requires grad (GB8985; under fullgraph=True the returned result fails, GB7324); "
-                    "return the tensor itself, or detach outside the compiled code",
-                    breaks=(Mode.DEFAULT,),
-                    gb_ids=("GB8985", "GB7324"),
-                    only_when=(ast.unparse(flag),),
-                )
-            elif flag is not None and not isinstance(flag, ast.Constant) and not _names_a_flag(flag):
+            elif flag is not None and (_copied_flag(flag, ctx) or not (isinstance(flag, ast.Constant) or _names_a_flag(flag))):
                 spelled = ast.unparse(flag)
+                when, remedy = (
+                    ("when that tensor requires grad", "return the tensor itself, or detach outside the compiled code")
+                    if _copied_flag(flag, ctx)
+                    else (f"whenever `{spelled}` is true", "call it before the compiled code, or compute what needs "
+                          "the gradient outside")
+                )  # fmt: skip
                 ctx.report(
                     node,
-                    f"`.requires_grad_({spelled})` inside compiled code breaks the graph whenever `{spelled}` is "
-                    "true (GB8985; under fullgraph=True the returned result fails, GB7324); call it before the "
-                    "compiled code, or compute what needs the gradient outside",
+                    f"`.requires_grad_({spelled})` inside compiled code breaks the graph {when} (GB8985; under "
+                    f"fullgraph=True the returned result fails, GB7324); {remedy}",
                     breaks=(Mode.DEFAULT,),
                     gb_ids=("GB8985", "GB7324"),
                     only_when=(spelled,),
