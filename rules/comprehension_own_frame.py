@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from compilelint.analysis.comprehension_frames import COMPREHENSIONS, Iterates, free_names, holds_tensors, is_kwargs, is_torch_module, iterates, local_names
 from compilelint.analysis.eager_code import break_points, happens_with_its_block, inside
-from compilelint.analysis.python_frames import NO_OPS, python_runs, skipped_in_arm
+from compilelint.analysis.python_frames import NO_OPS, break_lines, python_runs, skipped_in_arm
 from compilelint.analysis.traced_ops import OP_NODES, SEVERAL, FunctionOps, free_functions, records
 from compilelint.analysis.regions import RegionAnalysis
 from compilelint.context import RawFinding, RuleContext
@@ -115,6 +115,7 @@ class ComprehensionOwnFrame(Rule):
         points = break_points(breaks, analysis, ignored=(self.code,))
         runs = python_runs(analysis, points, breaks, ops, ignored=self.code)
         free = free_functions(ops)
+        lines = break_lines(breaks, points, self.code)
         found: list[RawFinding] = []
         for candidate in candidates:
             state = states.get(candidate.region[-1]) if candidate.region else None
@@ -127,7 +128,8 @@ class ComprehensionOwnFrame(Rule):
                 why = run.why
             elif candidate.iterates is Iterates.OTHER and _breaks_inside(candidate.node, own, state.info.node, parents):
                 why = "this comprehension breaks the graph, so Dynamo calls it as a frame of its own"
-            elif skipped_in_arm(candidate.node, state, own, breaks, ops.get(state.info.qualname), free, analysis, self.code):
+            elif skipped_in_arm(candidate.node, state, own, lines.get(state.info.qualname, set()),
+                                ops.get(state.info.qualname), free, analysis):  # fmt: skip
                 why = NO_OPS
             else:
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.comprehension_frames import assigned_values
 from compilelint.analysis.constructors import attribute_constructors, local_bases, self_name
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
@@ -137,11 +138,7 @@ def _is_none(node: ast.expr | None) -> bool:
 def _square(mask: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
     """The mask is one (L, L) matrix as the source shows it."""
     if isinstance(mask, ast.Name) and ctx.function is not None and depth < 3:
-        values = [
-            n.value for n in ast.walk(ctx.function.node)
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-            and n.targets[0].id == mask.id
-        ]  # fmt: skip
+        values = assigned_values(ctx.function.node, mask.id)
         return len(values) == 1 and _square(values[0], ctx, depth + 1)
     if not isinstance(mask, ast.Call):
         return False

@@ -27,7 +27,7 @@ import ast
 import weakref
 from dataclasses import dataclass
 
-from compilelint.analysis.comprehension_frames import is_self
+from compilelint.analysis.comprehension_frames import assigned_values, is_self, local_names, parameter_names
 from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 from compilelint.analysis.parameters import number_parameters, rebinds
@@ -80,13 +80,13 @@ class _NumberInputs:
             if rebinds(function.node, name):
                 return None
             return NumberInput(name, ARGUMENT if ARGUMENT in origins else FLOAT_CONSTANT)
-        if name in seen or _is_parameter(function, name):
+        if name in seen or name in parameter_names(function.node):
             return None
-        alias = _single_assignment(function, name)
-        if alias is not None:
-            return self.of(alias, function, seen | {name})
-        if not _assigned(function, name) and float_global(self.index, name):
-            return NumberInput(name, FLOAT_CONSTANT)
+        values = assigned_values(function.node, name)  # `lo = self.lo`, its only binding
+        if len(values) == 1:
+            return self.of(values[0], function, seen | {name})
+        if name not in local_names(function.node) and name not in function.declared_globals:
+            return NumberInput(name, FLOAT_CONSTANT) if float_global(self.index, name) else None
         return None
 
     def _propagate(self, params: dict[int, dict[str, frozenset[str]]]) -> None:
@@ -214,33 +214,3 @@ def _stores_inside(target: ast.expr, attr: str, method: FunctionInfo) -> bool:
     return isinstance(target, (ast.Tuple, ast.List)) and any(
         isinstance(n, ast.Attribute) and _stores(n, attr, method) for n in ast.walk(target)
     )
-
-
-def _is_parameter(function: FunctionInfo, name: str) -> bool:
-    args = function.node.args
-    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a is not None]
-    return any(a.arg == name for a in every)
-
-
-def _single_assignment(function: FunctionInfo, name: str) -> ast.expr | None:
-    """The value of ``name = value`` when that is the function's only binding of ``name``."""
-    values = []
-    for node in own_nodes(function.node):
-        if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id == name for t in node.targets for n in ast.walk(t)):
-            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-                return None
-            values.append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr, ast.With, ast.comprehension)):
-            if _assigned_in(node, name):
-                return None
-    return values[0] if len(values) == 1 else None
-
-
-def _assigned(function: FunctionInfo, name: str) -> bool:
-    return name in function.declared_globals or any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in own_nodes(function.node)
-    )
-
-
-def _assigned_in(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))

@@ -59,7 +59,7 @@ def python_runs(
     """Per function (qualname) of the region, where Python runs it with the hook on."""
     free = free_functions(ops)
     states = {state.info.qualname: state for state in analysis.regions()}
-    lines = _break_lines(breaks, points, ignored)
+    lines = break_lines(breaks, points, ignored)
     # Dynamo starts at what ``torch.compile`` is given; a module's forward may as well be
     # inlined into a bigger model's trace, where its lack of operations does not matter
     own = {name for name, state in states.items() if state.root and state.info.compiled}
@@ -108,29 +108,28 @@ def _python_run(
 
 
 def skipped_in_arm(
-    node: ast.AST, state: FunctionState, points: list[ast.AST], breaks: Sequence[Break], found: FunctionOps | None,
-    free: frozenset[str], analysis: RegionAnalysis, ignored: str,
+    node: ast.AST, state: FunctionState, points: list[ast.AST], break_lines: set[int], found: FunctionOps | None,
+    free: frozenset[str], analysis: RegionAnalysis,
 ) -> bool:  # fmt: skip
     """Whether ``node`` runs in Python because a break before it in the same block (an
     ``if`` arm, say) is resumed into a frame that records nothing: the resume function
     holds the rest of that block and of the function, so whenever ``node`` runs the break
     happened and the frame was skipped. Measured on 2.13: ``if not self.training:`` then
     ``.tolist()`` reads, a Python loop and a comprehension over the lists it filled
-    (GB4347 there)."""
+    (GB4347 there). ``break_lines``: the function's (``break_lines``)."""
     if found is None:
         return False
     function = state.info.node
     parents = analysis.parents_of(function)
     target = _statement(node, function, analysis)
-    lines = _break_lines(breaks, {state.info.qualname: points}, ignored).get(state.info.qualname, set())
     before = [p for p in points if _end(p) < getattr(node, "lineno", 0)]
-    for point in sorted(before, key=lambda p: (_end(p), getattr(p, "end_col_offset", 0)), reverse=True):
+    for point in sorted(before, key=_position, reverse=True):
         statement = _statement(point, function, analysis)
         if statement is None or target is None or _held(point, function, analysis):
             continue
         if not happens_with_its_block(point, statement, parents) or not _later_in_block(statement, target, parents):
             continue
-        if any(_end(statement) < line < getattr(node, "lineno", 0) for line in lines):
+        if any(_end(statement) < line < getattr(node, "lineno", 0) for line in break_lines):
             return False  # another break may come between
         return not records_after(found, point, statement, free)
     return False
@@ -143,9 +142,10 @@ def _later_in_block(statement: ast.stmt, target: ast.stmt, parents: dict[int, as
         return False
     for field in ("body", "orelse", "finalbody"):
         block = getattr(holder, field, None)
-        if isinstance(block, list) and any(item is statement for item in block):
-            index = next(i for i, item in enumerate(block) if item is statement)
-            return any(inside(target, later) for later in block[index + 1 :])
+        block = block if isinstance(block, list) else []
+        for index, item in enumerate(block):
+            if item is statement:
+                return any(inside(target, later) for later in block[index + 1 :])
     return False
 
 
@@ -162,7 +162,7 @@ def _trace_start(
         p for p in points
         if on_every_path(p, function, analysis.parents_of) and not _held(p, function, analysis) and _end(p) < limit
     ]  # fmt: skip
-    last = max(sure, key=lambda p: (_end(p), getattr(p, "end_col_offset", 0)), default=None)
+    last = max(sure, key=_position, default=None)
     statement = _statement(last, function, analysis) if last is not None else None
     if last is not None and statement is None:
         return None
@@ -191,6 +191,11 @@ def _breaking_tries(function: ast.AST, points: list[ast.AST], analysis: RegionAn
     return found
 
 
+def _position(point: ast.AST) -> tuple[int, int]:
+    """Where ``point`` ends: the later of two breaks is where Dynamo's trace resumes."""
+    return _end(point), getattr(point, "end_col_offset", 0)
+
+
 def _end(node: ast.AST | None) -> int:
     return (getattr(node, "end_lineno", None) or getattr(node, "lineno", 0) or 0) if node is not None else 0
 
@@ -217,7 +222,7 @@ def _held(point: ast.AST, function: ast.AST, analysis: RegionAnalysis, around: t
     return False
 
 
-def _break_lines(breaks: Sequence[Break], points: Mapping[str, list[ast.AST]], ignored: str) -> dict[str, set[int]]:
+def break_lines(breaks: Sequence[Break], points: Mapping[str, list[ast.AST]], ignored: str) -> dict[str, set[int]]:
     """Per function, the lines of every default-mode break in it, sure or not."""
     lines: dict[str, set[int]] = {name: {getattr(p, "lineno", 0) for p in nodes} for name, nodes in points.items()}
     for finding in breaks:

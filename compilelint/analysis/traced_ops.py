@@ -166,7 +166,7 @@ def _surely_tensor(kind: Kind) -> bool:
 
 
 def _plain(kind: Kind) -> bool:
-    """A Python constant to Dynamo, or a value read back from tensor data (``_read_back``):
+    """A Python constant to Dynamo, or a value read back from tensor data (see ``PLAIN``):
     arithmetic and tests on it record nothing."""
     return kind != Kind.NONE and not kind & ~(PLAIN | Kind.DATA_SCALAR)
 
