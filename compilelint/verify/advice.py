@@ -54,16 +54,17 @@ def _causes(run: TargetRun, match: TargetMatch) -> list[str]:
         where = f" (at {failure.path}:{failure.line})" if failure.path else ""
         out.append(f"{failure.describe()}{where}: keep that op out of the compiled region "
                    "(torch.compiler.disable on a helper) or give it a static shape")
-    breaks = sorted({(e.path, e.line) for e in run.events if e.mode == DEFAULT})
+    breaks = _breaks(run)
     if breaks and run.graphs == 0:
         loop = any(e.wrapped_by for e in run.events if e.mode == DEFAULT)
         why = "a break inside a loop makes Dynamo skip the whole function" if loop else "every frame fell back"
-        out.append(f"{len(breaks)} graph break site(s) and no graph compiled: {why}, so it all runs eager; "
+        out.append(f"{breaks} and no graph compiled: {why}, so it all runs eager; "
                    "fix the confirmed findings first")
     elif breaks:
         graphs = f"{run.graphs} graphs" if run.graphs else "several graphs"
-        missed = f", {len(match.missed)} of them not flagged by the linter" if match.missed else ""
-        out.append(f"{len(breaks)} graph break site(s){missed}: {graphs}, with Python running between them "
+        unflagged = sum(DEFAULT in m.modes for m in match.missed)
+        missed = f", {unflagged} of them not flagged by the linter" if unflagged else ""
+        out.append(f"{breaks}{missed}: {graphs}, with Python running between them "
                    "and no fusion across a break; fix the confirmed findings first")
     out.extend(_rnn_breaks(run))
     unexpected = run.recompiles.unexpected()
@@ -74,6 +75,18 @@ def _causes(run: TargetRun, match: TargetMatch) -> list[str]:
     if run.cudagraph_skips:
         out.append(f"CUDA graphs skipped ({run.compile_mode}): " + "; ".join(dict.fromkeys(run.cudagraph_skips)))
     return out
+
+
+def _breaks(run: TargetRun) -> str:
+    """The default mode's breaks, counted as the missed ones are (a line and a break type:
+    one call into a package can break several ways inside), and the lines they are at."""
+    default = [e for e in run.events if e.mode == DEFAULT]
+    kinds = {(e.path, e.line, e.gb_type) for e in default}
+    if not kinds:
+        return ""
+    sites = {(e.path, e.line) for e in default}
+    at = f" at {len(sites)} line(s)" if len(sites) != len(kinds) else ""
+    return f"{len(kinds)} graph break(s){at}"
 
 
 RNN_BREAK = "GB0014"  # "Attempted to wrap RNN, GRU, or LSTM"

@@ -13,6 +13,7 @@ No torch here.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +21,7 @@ from functools import lru_cache
 from compilelint.findings import Finding, Mode
 from compilelint.verify import statuses
 from compilelint.verify.attribution import canonical
-from compilelint.verify.model import DEFAULT, DYNAMIC, FULLGRAPH, BreakEvent, Recompile, TargetRun
+from compilelint.verify.model import DEFAULT, DYNAMIC, FULLGRAPH, BreakEvent, Frame, Recompile, TargetRun
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class MissedBreak:
     modes: tuple[str, ...]
     wrapped_by: str | None = None
     via: tuple[str, ...] = ()  # outer user frames, "path:line in function"
+    # where below the user's line Dynamo broke (an installed package, the standard library):
+    # the innermost frame of each event, "zuko/utils.py:96 in <dictcomp>", first seen first
+    inside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -251,9 +255,21 @@ def _missed(unclaimed: Sequence[BreakEvent]) -> tuple[MissedBreak, ...]:
         first = events[0]
         via = tuple(f"{f.path}:{f.line} in {f.function}" for f in max(
             (e.stack for e in events), key=len)[:-1])  # fmt: skip
+        inside = tuple(dict.fromkeys(library_frame(e.inner[-1]) for e in events if e.inner))
         missed.append(MissedBreak(path, line, gb_type, first.gb_id, first.explanation, modes,
-                                  first.wrapped_by, via))  # fmt: skip
+                                  first.wrapped_by, via, inside))  # fmt: skip
     return tuple(missed)
+
+
+def library_frame(frame: Frame) -> str:
+    """``frame`` as a user reads it: an installed package's file from its package folder
+    (``zuko/utils.py:96 in kwargs``), any other path whole."""
+    parts = frame.path.split(os.sep)
+    for folder in ("site-packages", "dist-packages"):
+        if folder in parts:
+            at = len(parts) - 1 - parts[::-1].index(folder)
+            return f"{'/'.join(parts[at + 1:])}:{frame.line} in {frame.function}"
+    return f"{frame.path}:{frame.line} in {frame.function}"
 
 
 def match_target(run: TargetRun, findings: Sequence[Finding]) -> TargetMatch:

@@ -56,7 +56,8 @@ def _details(data: dict[str, Any], compile_lines: list[str]) -> list[str]:
     if advice["verdict"] != "faster":
         lines += [f"- {_cell(cause)}" for cause in advice["causes"]]
     for missed in data["missed"]:
-        lines.append(f"- missed by the linter: `{missed['path']}:{missed['line']}` {_cell(missed['gb_type'])} "
+        inside = "".join(f" inside `{_cell(site)}`" for site in missed.get("inside", [])[:3])
+        lines.append(f"- missed by the linter: `{missed['path']}:{missed['line']}`{inside} {_cell(missed['gb_type'])} "
                      f"({missed['gb_id'] or 'no GB id'})")  # fmt: skip
     for remedy in data["recompiles"]["remedies"][:10]:
         lines.append(f"- recompile: `{_cell(remedy['recompile'])}`: {_cell(remedy['remedy'])}")

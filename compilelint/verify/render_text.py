@@ -8,6 +8,7 @@ from rich.text import Text
 
 from compilelint.verify import statuses
 from compilelint.verify.advice import advise, compile_time_lines, remedy
+from compilelint.verify.matching import MissedBreak
 from compilelint.verify.model import TargetRun
 from compilelint.verify.report import TargetReport, VerifyReport, display_path, speedup
 
@@ -58,9 +59,17 @@ def _table(report: TargetReport) -> Table:
             f"{display_path(missed.path)}:{missed.line}",
             ", ".join(missed.modes),
             missed.gb_id or "",
-            _shorten(f"{missed.gb_type}: {missed.explanation}" if missed.explanation else missed.gb_type),
+            _shorten(_inside(missed) + (f"{missed.gb_type}: {missed.explanation}" if missed.explanation else missed.gb_type)),
         )
     return table
+
+
+def _inside(missed: MissedBreak) -> str:
+    """Where in a package the break was, first: the user's line is only the call into it."""
+    if not missed.inside:
+        return ""
+    more = f" (+{len(missed.inside) - 1} more)" if len(missed.inside) > 1 else ""
+    return f"inside {missed.inside[0]}{more}: "
 
 
 def _shorten(text: str, limit: int = 140) -> str:

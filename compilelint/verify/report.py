@@ -21,7 +21,8 @@ from compilelint.verify.runner import Outcome
 
 # 2: advice, backend_failure, graphs, cudagraph_skips, recompile remedies
 # 3: dynamic (--dynamic), compile_time (--compile-time), advice.compile_time, process
-SCHEMA_VERSION = 3
+# 4: missed[].inside (where below the user's line, in a package, Dynamo broke)
+SCHEMA_VERSION = 4
 EXIT_CLEAN, EXIT_BREAKS, EXIT_FAULT = 0, 1, 2
 
 
@@ -113,6 +114,7 @@ def _missed_json(missed: MissedBreak) -> dict[str, Any]:
         "modes": list(missed.modes),
         "wrapped_by": missed.wrapped_by,
         "via": list(missed.via),
+        "inside": list(missed.inside),
     }
 
 

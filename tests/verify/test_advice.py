@@ -26,7 +26,21 @@ def test_slower_compiled_is_said_first_with_its_causes() -> None:
     advice = advise(run(1.0, 2.17, events=events, graphs=9), TargetMatch((), ()))
     assert advice.verdict == "slower"
     assert advice.headline.startswith("compiling makes this target slower: 0.46× eager")
-    assert any("1 graph break site(s)" in cause and "9 graphs" in cause for cause in advice.causes)
+    assert any("1 graph break(s)" in cause and "9 graphs" in cause for cause in advice.causes)
+
+
+def test_breaks_are_counted_as_the_missed_ones_are() -> None:
+    """A call into a package that breaks two ways inside is two breaks at one line, and
+    both are unflagged (the count once said "1 graph break site(s), 2 of them ...")."""
+    from compilelint.verify.matching import match_target
+
+    events = (BreakEvent(DEFAULT, "m.py", 12, "Read uninitialized cell", "GB0091"),
+              BreakEvent(DEFAULT, "m.py", 12, "Missing tp_iternext", "GB4347"),
+              BreakEvent("fullgraph", "m.py", 12, "Read uninitialized cell", "GB0091"))  # fmt: skip
+    target = run(1.0, 2.0, events=events, graphs=20, coverage={"m.py": (12,)}, callable_files=("m.py",))
+    advice = advise(target, match_target(target, []))
+    assert any(cause.startswith("2 graph break(s) at 1 line(s), 2 of them not flagged by the linter: 20 graphs")
+               for cause in advice.causes)  # fmt: skip
 
 
 def test_an_rnn_break_points_at_allow_rnn() -> None:

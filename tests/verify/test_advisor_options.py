@@ -41,8 +41,8 @@ def _target(report: dict[str, Any], name: str) -> dict[str, Any]:
     return next(t for t in report["targets"] if t["target"] == name)
 
 
-def test_schema_3(advised: tuple[dict[str, Any], Path]) -> None:
-    assert advised[0]["schema"] == 3
+def test_schema_4(advised: tuple[dict[str, Any], Path]) -> None:
+    assert advised[0]["schema"] == 4
 
 
 def test_dynamic_true_removes_the_size_recompile(advised: tuple[dict[str, Any], Path]) -> None:

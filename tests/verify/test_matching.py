@@ -198,6 +198,24 @@ def test_recompiles_no_finding_explains_are_missed(make_finding: Callable[..., F
 PACKAGE_FILE = "/venv/site-packages/solver/steps.py"
 
 
+def test_a_missed_break_inside_a_package_says_where_in_it() -> None:
+    """One call into a package that breaks two ways inside: two missed rows at the call's
+    line, each naming the package line (from its package folder), in the JSON as well."""
+    cell = event(12, gb="Read uninitialized cell", gb_id="GB0091",
+                 inner=(Frame("/venv/lib/site-packages/zuko/lazy.py", 128, "forward"),))  # fmt: skip
+    comprehension = event(12, gb="Missing tp_iternext", gb_id="GB4347",
+                          inner=(Frame("/venv/lib/site-packages/zuko/lazy.py", 128, "<genexpr>"),
+                                 Frame("/venv/lib/site-packages/zuko/utils.py", 96, "<dictcomp>")))  # fmt: skip
+    own = event(20)  # a break of the user's own line: nothing below it
+    result = match_target(run((cell, comprehension, own), (12, 20)), [])
+    inside = {m.gb_id: m.inside for m in result.missed}
+    assert inside == {"GB0091": ("zuko/lazy.py:128 in forward",), "GB4347": ("zuko/utils.py:96 in <dictcomp>",),
+                      "GB0059": ()}  # fmt: skip
+    target_run = run((cell, comprehension, own), (12, 20))
+    data = to_json(build_report([_outcome("t", target_run)], [match_target(target_run, [])], [PATH], []))
+    assert {tuple(m["inside"]) for m in data["targets"][0]["missed"]} == {*inside.values()}
+
+
 def test_a_break_inside_a_package_confirms_the_call_site_finding(make_finding: Callable[..., Finding]) -> None:
     from dataclasses import replace
 

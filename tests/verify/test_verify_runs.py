@@ -92,7 +92,7 @@ def test_a_break_no_rule_flags_is_missed(healthy_cli: tuple[int, dict[str, Any],
 def test_cli_json_and_exit_code(healthy_cli: tuple[int, dict[str, Any], str]) -> None:
     exit_code, data, stderr = healthy_cli
     assert exit_code == 1  # confirmed and missed breaks
-    assert data["schema"] == 3
+    assert data["schema"] == 4
     assert data["summary"]["faults"] == {}
     assert all(t["status"] == statuses.OK and t["torch"] and t["device"] == "cpu" for t in data["targets"])
     assert "[7/7]" in stderr  # plain progress when stderr is not a terminal
