@@ -31,8 +31,9 @@ class RnnModuleCall(Rule):
     ## What it does
     Flags, inside a compiled region, every use of `self.<name>` where `<name>` holds an
     `nn.LSTM`, `nn.GRU` or `nn.RNN` (or a local subclass), built in any method of the class,
-    a base or a subclass, directly or inside an `nn.Sequential` / `nn.ModuleList` /
-    `nn.ModuleDict`; the first call or attribute read of a name that holds one (a closure
+    a base or a subclass, directly, inside an `nn.Sequential` / `nn.ModuleList` /
+    `nn.ModuleDict`, or by a builder of the file that returns one (`self.rnn = _rnn(d)`,
+    `self.decoder = self._make_decoder(d)`); the first call or attribute read of a name that holds one (a closure
     variable the enclosing function bound to `nn.LSTM(...)`, a parameter it was passed to);
     and calls of `pack_padded_sequence`, `pad_packed_sequence` and `pack_sequence`.
 
@@ -113,7 +114,7 @@ class RnnModuleCall(Rule):
             return
         ctx.report(
             node,
-            f"`self.{node.attr}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: the whole function runs "
+            f"`self.{node.attr}` holds {_a(rnn)}, which Dynamo will not wrap: the whole function runs "
             f"eagerly from here on (GB0014); {ADVICE}",
             gb_ids=("GB0014",),
         )
@@ -134,7 +135,7 @@ class RnnModuleCall(Rule):
         self._first_name = (function.node, node)
         ctx.report(
             node,
-            f"`{node.id}` holds an `{rnn.rsplit('.', 1)[1]}`, which Dynamo will not wrap: the whole function runs "
+            f"`{node.id}` holds {_a(rnn)}, which Dynamo will not wrap: the whole function runs "
             f"eagerly from here on (GB0014); {ADVICE}",
             gb_ids=("GB0014",),
         )
@@ -172,3 +173,9 @@ def _rnn_named(node: ast.Name, ctx: RuleContext) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def _a(rnn: str) -> str:
+    """"an `LSTM`", "an `RNN`", "a `GRU`": the article as the name is spoken."""
+    name = rnn.rsplit(".", 1)[1]
+    return f"{'a' if name == 'GRU' else 'an'} `{name}`"

@@ -30,7 +30,8 @@ class TransformerMaskCheck(Rule):
 
     ## What it does
     Flags, in a compiled region, a call of `self.<name>` where `<name>` holds an
-    `nn.TransformerEncoder` (or a local subclass) with a `mask`, an `nn.TransformerDecoder`
+    `nn.TransformerEncoder` (or a local subclass; built in the class, or returned by a
+    builder of the file such as `_encoder(width, depth)`) with a `mask`, an `nn.TransformerDecoder`
     with a `tgt_mask`, or an `nn.Transformer` with a `src_mask` or `tgt_mask`, when the call
     does not pass the matching `is_causal` / `tgt_is_causal` / `src_is_causal`. A mask built
     in view (`nn.Transformer.generate_square_subsequent_mask(n)`, `torch.triu(torch.ones(n,

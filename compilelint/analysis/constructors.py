@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.analysis.frames import own_nodes
 from compilelint.analysis.module_index import ClassInfo, FunctionInfo, ModuleIndex
 
 # Calls whose arguments are the modules they hold.
@@ -93,21 +94,54 @@ def _class_constructors(index: ModuleIndex, cls: ClassInfo) -> dict[str, frozens
         receiver = self_name(method)
         if receiver is None:
             continue
+        builders = _Builders(index, cls, receiver)
         local: dict[str, ast.expr] = {}
         for node in ast.walk(method.node):
             filled = _filled_container(node, receiver)
             if filled is not None:  # self.convs.append(GCNConv(d, d)): what the container holds
                 attr, items = filled
                 for item in items:
-                    table.setdefault(attr, set()).update(_built(index, item, local, 0))
+                    table.setdefault(attr, set()).update(_built(index, item, local, 0, builders))
             if not isinstance(node, ast.Assign):
                 continue
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     local[target.id] = node.value
                 elif isinstance(target, ast.Attribute) and _is_name(target.value, receiver):
-                    table.setdefault(target.attr, set()).update(_built(index, node.value, local, 0))
+                    table.setdefault(target.attr, set()).update(_built(index, node.value, local, 0, builders))
     return {name: frozenset(names) for name, names in table.items()}
+
+
+class _Builders:
+    """The functions of this file a constructor calls to build a value: a top-level
+    ``_encoder(d)`` or a method ``self._make_rnn(d)`` of the class (or a local base), whose
+    ``return`` statements say what they build (``return nn.TransformerEncoder(layer, n)``)."""
+
+    def __init__(self, index: ModuleIndex, cls: ClassInfo, receiver: str) -> None:
+        self.index, self.cls, self.receiver = index, cls, receiver
+
+    def function(self, func: ast.expr) -> FunctionInfo | None:
+        if isinstance(func, ast.Name) and func.id in self.index.functions:
+            found = self.index.functions[func.id]
+            return found if found.owner is None and found.parent is None else None
+        if isinstance(func, ast.Attribute) and _is_name(func.value, self.receiver):
+            for klass in [self.cls, *self.cls.local_bases]:
+                method = klass.methods.get(func.attr)
+                if method is not None:
+                    return None if method.is_property else method
+        return None
+
+    def returned(self, function: FunctionInfo, depth: int) -> set[str]:
+        """What the function's own ``return`` statements build, through its local names."""
+        local: dict[str, ast.expr] = {}
+        returns: list[ast.expr] = []
+        for node in own_nodes(function.node):
+            if isinstance(node, ast.Assign):
+                local.update((t.id, node.value) for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.Return) and node.value is not None:
+                returns.append(node.value)
+        inner = _Builders(self.index, self.cls, self_name(function) or "") if function.owner is not None else self
+        return {name for value in returns for name in _built(self.index, value, local, depth + 1, inner)}
 
 
 FILLING_METHODS = frozenset({"append", "extend", "insert", "add_module"})
@@ -135,32 +169,36 @@ def imported_elements(index: ModuleIndex, cls: ClassInfo, name: str) -> tuple[st
     return tuple(n for n in imported_instances(index, cls, name) if not n.startswith("torch."))
 
 
-def _built(index: ModuleIndex, value: ast.expr, local: dict[str, ast.expr], depth: int) -> set[str]:
-    """Classes instantiated by ``value``, looking through containers and local names."""
+def _built(index: ModuleIndex, value: ast.expr, local: dict[str, ast.expr], depth: int, builders: _Builders | None = None) -> set[str]:
+    """Classes instantiated by ``value``, looking through containers, local names and the
+    returns of this file's functions that build them (``builders``)."""
     if depth > 4:
         return set()
     found: set[str] = set()
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
         # nn.LSTM(...).to(device), torch.Generator().manual_seed(0): methods that return self
-        found |= _built(index, value.func.value, local, depth + 1)
+        found |= _built(index, value.func.value, local, depth + 1, builders)
     elif isinstance(value, ast.Call):
+        builder = builders.function(value.func) if builders is not None else None
+        if builder is not None:
+            return builders.returned(builder, depth) if builders is not None else set()
         classes = _referenced(index, value.func, local, depth + 1)
         found |= classes
         if classes & CONTAINERS:
             for argument in [*value.args, *(k.value for k in value.keywords)]:
-                found |= _built(index, argument, local, depth + 1)
+                found |= _built(index, argument, local, depth + 1, builders)
     elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         for element in value.elts:
-            found |= _built(index, _unstarred(element), local, depth + 1)
+            found |= _built(index, _unstarred(element), local, depth + 1, builders)
     elif isinstance(value, ast.Dict):
         for element in value.values:
-            found |= _built(index, element, local, depth + 1)
+            found |= _built(index, element, local, depth + 1, builders)
     elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-        found |= _built(index, value.elt, local, depth + 1)
+        found |= _built(index, value.elt, local, depth + 1, builders)
     elif isinstance(value, ast.IfExp):
-        found |= _built(index, value.body, local, depth + 1) | _built(index, value.orelse, local, depth + 1)
+        found |= _built(index, value.body, local, depth + 1, builders) | _built(index, value.orelse, local, depth + 1, builders)
     elif isinstance(value, ast.Name) and value.id in local:
-        found |= _built(index, local[value.id], local, depth + 1)
+        found |= _built(index, local[value.id], local, depth + 1, builders)
     return found
 
 
