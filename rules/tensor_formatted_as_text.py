@@ -18,7 +18,13 @@ OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", 
 # `%` conversions that read a number: the tensor is read back as a Python value.
 NUMBER_CONVERSIONS = frozenset("dioxXeEfFgGc")
 STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
-TENSOR_TEXT, SIZE_TEXT = "tensor", "size"  # what lazily formatted text was formatted from
+# What lazily formatted text was formatted from: tensor data, a tensor size (lazy once the
+# size is dynamic), or a size under a format spec with a type (``f"{n:04d}"``), whose use
+# makes the compile itself fail once the size is dynamic
+TENSOR_TEXT, SIZE_TEXT, SIZE_SPEC_TEXT = "tensor", "size", "size-spec"
+# The last letter of a format spec that converts a number (``04d``, ``.2f``, ``x``)
+SPEC_TYPES = frozenset("bcdoxXneEfFgG%")
+SIZE_CONDITION = "the size changes between calls, or `dynamic=True`"
 
 
 class TensorFormattedAsText(Rule):
@@ -33,6 +39,10 @@ class TensorFormattedAsText(Rule):
     field or `str.format` argument is flagged where the text is used as a string: `len()`
     of it, a `str` method on it, `+` with it, `==`/`!=` on it, or `sep.join` of a list
     holding it, inline or through a local name every assignment of which binds such text.
+    Tensor sizes too, as holding from the first call with another size: `str()`, `repr()`,
+    `%` and `format()` of a size, a whole `x.shape` in an f-string or any size in
+    `str.format` where the text is used, and a size under a typed format spec
+    (`f"{n:04d}"`) where the text is used. One size in a plain f-string is not flagged.
 
     ## Why is this bad?
     Text needs the tensor's values, which a graph does not have. Measured on torch 2.13
@@ -48,6 +58,13 @@ class TensorFormattedAsText(Rule):
     `join` (GB0156), `+` (GB3934), `==` (GB9648), `%` (GB0088). Text formatted from a tensor
     size is lazy the same way once that size is dynamic: from the first call with another
     size (automatic dynamic shapes) and with `dynamic=True`, reported as holding then.
+    Measured on 2.13, 2.14 and 2.15 with three sizes: `str(n)` breaks at once (GB0059;
+    GB6053 from 2.14),
+    `repr(n)` too (GB6053), `"%d" % n` and `"%dx%d" % (h, w)` too (GB0088), and
+    `format(n, "d")` makes the compile fail (InternalTorchDynamoError), as does using
+    `f"{n:04d}"` ("Unknown format code 'd' for object of type 'str'"). One size in an
+    f-string (`f"rows={n}"`, `{n!s}`, `{n:>4}`) is specialized instead: no break, a
+    recompile for each new size. A whole `x.shape` in an f-string stays lazy text.
     Dtypes and devices format as usual.
 
     ## Example
@@ -75,7 +92,7 @@ class TensorFormattedAsText(Rule):
     code = "CL140"
     name = "tensor-formatted-as-text"
     message = "formatting a tensor as text needs its values: breaks the graph in both modes (GB0208)"
-    gb_ids = ("GB0569", "GB0208", "GB0059", "GB0033", "GB0088", "GB0156", "GB3934", "GB9648")
+    gb_ids = ("GB0569", "GB0208", "GB0059", "GB0033", "GB0088", "GB0156", "GB3934", "GB9648", "GB6053")
     breaks = BOTH
     nodes = (ast.FormattedValue, ast.Call, ast.BinOp, ast.Compare)
 
@@ -114,6 +131,17 @@ class TensorFormattedAsText(Rule):
                     self._used(node, "joining it", "GB0156", lazy, ctx)
 
     def _used(self, node: ast.expr, use: str, gb_id: str, lazy: str, ctx: RuleContext) -> None:
+        if lazy == SIZE_SPEC_TEXT:
+            ctx.report(
+                node,
+                f"text formatted from a tensor size with a format spec (`:d`, `:04d`, `:.2f`) is built lazily once "
+                f"that size is dynamic, and {use} makes the compile itself fail (InternalTorchDynamoError: Unknown "
+                "format code for object of type 'str') from the first call with another size, and with "
+                "`dynamic=True`; format the size without a spec (`f\"{n}\"`), or outside the compiled code",
+                gb_ids=(),
+                only_when=(SIZE_CONDITION,),
+            )
+            return
         if lazy == TENSOR_TEXT:
             ctx.report(
                 node,
@@ -128,7 +156,7 @@ class TensorFormattedAsText(Rule):
             f"value: breaks the graph ({gb_id}) from the first call with another size (automatic dynamic shapes), "
             "and with `dynamic=True`; use the text outside the compiled code, or keep the sizes as numbers",
             gb_ids=(gb_id,),
-            only_when=("the size changes between calls, or `dynamic=True`",),
+            only_when=(SIZE_CONDITION,),
         )
 
     def _field(self, node: ast.FormattedValue, ctx: RuleContext) -> None:
@@ -141,12 +169,33 @@ class TensorFormattedAsText(Rule):
             )
 
     def _call(self, node: ast.Call, ctx: RuleContext) -> None:
-        if ctx.builtin(node.func) == "format" and node.args and is_data(ctx.kind(node.args[0])):
+        builtin = ctx.builtin(node.func)
+        if builtin == "format" and node.args and is_data(ctx.kind(node.args[0])):
             ctx.report(
                 node,
                 "`format()` of a tensor makes the compile itself fail in every mode (InternalTorchDynamoError: "
                 "TensorVariable() is not a constant), not just break the graph; format it outside the compiled code",
                 gb_ids=(),
+            )
+        elif builtin == "format" and node.args and is_shape(ctx.kind(node.args[0])):
+            ctx.report(
+                node,
+                "`format()` of a tensor size makes the compile itself fail once that size is dynamic "
+                "(InternalTorchDynamoError), from the first call with another size and with `dynamic=True`; "
+                "use an f-string without a spec (`f\"{n}\"`), or format it outside the compiled code",
+                gb_ids=(),
+                only_when=(SIZE_CONDITION,),
+            )
+        elif builtin in ("str", "repr") and len(node.args) == 1 and not node.keywords and is_shape(ctx.kind(node.args[0])):
+            gb_ids = ("GB0059", "GB6053") if builtin == "str" else ("GB6053",)  # str: GB6053 from 2.14 on
+            ctx.report(
+                node,
+                f"`{builtin}()` of a tensor size needs its value: once the size is dynamic Dynamo cannot trace it "
+                f"and breaks the graph ({gb_ids[0]}) from the first call with another size (automatic dynamic shapes), "
+                "and with `dynamic=True`; keep the size as a number, or an f-string of it (`f\"{n}\"`), which "
+                "Dynamo specializes instead",
+                gb_ids=gb_ids,
+                only_when=(SIZE_CONDITION,),
             )
 
     def _percent(self, node: ast.BinOp, ctx: RuleContext) -> None:
@@ -159,6 +208,12 @@ class TensorFormattedAsText(Rule):
                     "(GB0059); format it outside the compiled code",
                     gb_ids=("GB0059",),
                 )
+            elif any(is_shape(ctx.kind(e)) for e in right.elts):
+                whole = any(_whole_size(e, ctx) for e in right.elts)
+                self._percent_of_sizes(node, "GB0059" if whole else "GB0088", ctx)
+            return
+        if is_shape(ctx.kind(right)):
+            self._percent_of_sizes(node, "GB0059" if _whole_size(right, ctx) else "GB0088", ctx)
             return
         if not is_data(ctx.kind(right)):
             return
@@ -178,6 +233,46 @@ class TensorFormattedAsText(Rule):
                 gb_ids=("GB0208",),
             )
 
+    def _percent_of_sizes(self, node: ast.BinOp, gb_id: str, ctx: RuleContext) -> None:
+        ctx.report(
+            node,
+            f"`%` formatting of a tensor size needs its value: once the size is dynamic Dynamo cannot trace it and "
+            f"breaks the graph ({gb_id}) from the first call with another size (automatic dynamic shapes), and with "
+            "`dynamic=True`; use an f-string of the size (`f\"{n}\"`), which Dynamo specializes instead",
+            gb_ids=(gb_id,),
+            only_when=(SIZE_CONDITION,),
+        )
+
+
+def _whole_size(node: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
+    """A ``torch.Size`` rather than one size: ``x.shape``, ``x.size()``, a slice of them,
+    ``tuple``/``list`` of one, or a local name bound only to such. Dynamo formats one
+    size in an f-string by specializing it; a whole ``Size`` stays lazy text."""
+    if depth > 3 or not is_shape(ctx.kind(node)):
+        return False
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Slice) and _whole_size(node.value, ctx, depth + 1)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "size" and not node.args and not node.keywords:
+            return True
+        return ctx.builtin(func) in ("tuple", "list") and len(node.args) == 1 and _whole_size(node.args[0], ctx, depth + 1)
+    if isinstance(node, ast.Name) and ctx.function is not None:
+        values = assigned_values(ctx.function.node, node.id)
+        return bool(values) and all(_whole_size(value, ctx, depth + 1) for value in values)
+    return False
+
+
+def _typed_spec(field: ast.FormattedValue) -> bool:
+    """``{n:04d}``, ``{r:.2f}``: a spec whose last letter converts a number."""
+    spec = field.format_spec
+    if not isinstance(spec, ast.JoinedStr) or not spec.values:
+        return False
+    last = spec.values[-1]
+    return isinstance(last, ast.Constant) and isinstance(last.value, str) and last.value[-1:] in SPEC_TYPES
+
 
 def _lazy_text(node: ast.expr, ctx: RuleContext) -> str | None:
     """Text Dynamo formats lazily: an f-string with a plain field, or ``"...".format(...)``,
@@ -188,9 +283,17 @@ def _lazy_text(node: ast.expr, ctx: RuleContext) -> str | None:
         found = [None if isinstance(value, ast.Name) else _lazy_text(value, ctx) for value in values]
         if not found or None in found:
             return None
-        return TENSOR_TEXT if TENSOR_TEXT in found else SIZE_TEXT
+        return next(kind for kind in (TENSOR_TEXT, SIZE_SPEC_TEXT, SIZE_TEXT) if kind in found)
     if isinstance(node, ast.JoinedStr):
-        parts = [f.value for f in node.values if isinstance(f, ast.FormattedValue) and f.conversion == -1]
+        fields = [f for f in node.values if isinstance(f, ast.FormattedValue)]
+        plain = [f.value for f in fields if f.conversion == -1]
+        if any(is_data(ctx.kind(part)) for part in plain):
+            return TENSOR_TEXT
+        if any(f.conversion == -1 and _typed_spec(f) and is_shape(ctx.kind(f.value)) and not _whole_size(f.value, ctx)
+               for f in fields):  # fmt: skip
+            return SIZE_SPEC_TEXT
+        # one size in an f-string is specialized (a recompile per size), not formatted lazily
+        return SIZE_TEXT if any(f.conversion in (-1, ord("s")) and _whole_size(f.value, ctx) for f in fields) else None
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_text(node.func.value):
         parts = [*node.args, *(k.value for k in node.keywords)]
     else:
@@ -221,15 +324,23 @@ _CONVERSION = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[
 
 
 def _in_output_or_failure(node: ast.AST, ctx: RuleContext) -> bool:
-    """Inside a `print`/logging/`warn` call, a `raise` or an `assert` message."""
-    child, parent = node, ctx.parent(node)
+    """Inside a `print`/logging/`warn` call, a `raise` or an `assert` message, or an `if`
+    arm that ends by raising (the message built before the `raise`): runs only on failure."""
+    parents = ctx.analysis.parents_of(ctx.function.node) if ctx.analysis is not None and ctx.function is not None else {}
+
+    def parent_of(child: ast.AST) -> ast.AST | None:  # ctx.parent stops at the statement
+        return ctx.parent(child) or parents.get(id(child))
+
+    child, parent = node, parent_of(node)
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(parent, ast.Raise) or isinstance(parent, ast.Assert) and child is parent.msg:
+            return True
+        if isinstance(parent, ast.If) and any(child in arm and isinstance(arm[-1], ast.Raise) for arm in (parent.body, parent.orelse)):
             return True
         if isinstance(parent, ast.Call) and child is not parent.func:
             func = parent.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in OUTPUT_CALLS:
                 return True
-        child, parent = parent, ctx.parent(parent)
+        child, parent = parent, parent_of(parent)
     return False
