@@ -167,6 +167,14 @@ class RuleContext:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))
 
+    def enclosing(self, node: ast.AST) -> ast.AST | None:
+        """``parent``, going on past the statement to the blocks around it (``parent``
+        stops at the statement the dispatcher is in)."""
+        found = self.parents.get(id(node))
+        if found is None and self.analysis is not None and self.function is not None:
+            found = self.analysis.parents_of(self.function.node).get(id(node))
+        return found
+
     def built_in_compiled_code(self, cls: ClassInfo) -> bool:
         """Whether compiled code constructs ``cls`` (its ``__init__`` is in a region): its
         instances then live for one call, not across calls."""

@@ -6,7 +6,8 @@ import ast
 import re
 
 from compilelint.analysis.call_conditions import pins_a_size_to_one
-from compilelint.analysis.guards import only_raises
+from compilelint.analysis.guards import on_output_or_failure_path, only_raises
+from compilelint.analysis.size_text import keys_a_table, typed_spec, whole_size
 from compilelint.analysis.kinds import Kind, is_shape
 from compilelint.context import RuleContext
 from compilelint.registry import Rule
@@ -28,8 +29,9 @@ class ShapeDependentControlFlow(Rule):
     Flags, inside a compiled region, `for` loops whose trip count is a tensor size
     (`for i in range(x.size(1))`, `for row in x.unbind(0)`), `while` loops that test a
     size, `if`/ternaries that compare a size with something other than 0 or 1
-    (`if x.shape[0] > 128:`), and Python lists built as long as a size
-    (`[scale] * mask.shape[1]`, `list(range(0, t, chunk))`).
+    (`if x.shape[0] > 128:`), Python lists built as long as a size
+    (`[scale] * mask.shape[1]`, `list(range(0, t, chunk))`), and a size formatted in an
+    f-string that keys a table (`self.cache[f"{h}x{w}"]`, `key in cache`, `cache.get(key)`).
 
     ## Why is this bad?
     Dynamo runs Python control flow at trace time and installs a guard on what it
@@ -40,7 +42,14 @@ class ShapeDependentControlFlow(Rule):
     changes (automatic dynamic shapes, as any model does once), then once more when an
     input first lands on the other side of the threshold (3 graphs instead of 2). A list
     as long as a size pins the size like a loop, even when it is only counted (5 graphs
-    for 5 sizes).
+    for 5 sizes). So does a size in an f-string (2.13, 2.14 and 2.15; also with
+    `dynamic=True`): Dynamo formats it by specializing it, 5 graphs for 5 sizes, whether the
+    text is a cache key, returned or unused, as soon as the f-string joins several parts;
+    `f"{n}"` alone stays lazy and pins only once its text is used. Only table keys are
+    reported (a cache per size): check messages (`_assert(H == size, f"...")`) pin too,
+    but their sizes are mostly fixed by the model, and on the zoo they were noise. A whole
+    `x.shape` in an f-string stays lazy text (CL140 when used), and a typed spec
+    (`{n:04d}`) fails the compile (CL140).
 
     Left alone, because their guards do not fail for ordinary inputs (each measured on
     real transformers/diffusers code): equality checks, comparisons with 0 or 1, and
@@ -85,9 +94,19 @@ class ShapeDependentControlFlow(Rule):
     name = "shape-dependent-control-flow"
     message = "Python control flow on a tensor size: Dynamo guards on it and recompiles"
     breaks = ()
-    nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp, ast.BinOp, ast.Call)
+    nodes = (ast.For, ast.comprehension, ast.While, ast.If, ast.IfExp, ast.BinOp, ast.Call, ast.JoinedStr)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.JoinedStr):
+            field = _size_field(node, ctx)
+            if field is not None and not pins_a_size_to_one(ctx.entry_conditions()):
+                ctx.report(
+                    field,
+                    f"tensor size in an f-string{ctx.reached_when()}: Dynamo formats it by guarding on the size's "
+                    "exact value, so every new size compiles again (until the recompile limit sends the function "
+                    "to eager); build the text outside the compiled code, or from a size that does not change",
+                )
+            return
         if isinstance(node, (ast.BinOp, ast.Call)):
             count = _list_length(node, ctx)
             if count is not None and not _counts_a_config_fixes(count) and not pins_a_size_to_one(ctx.entry_conditions()):
@@ -124,6 +143,22 @@ class ShapeDependentControlFlow(Rule):
                         "side of the test compiles a second graph; use `torch._dynamo.mark_dynamic` or bucket the sizes",
                         only_when=only_when,
                     )
+
+
+def _size_field(node: ast.JoinedStr, ctx: RuleContext) -> ast.expr | None:
+    """The first field of an f-string that formats one size (``{x.shape[0]}``, ``{n!s}``,
+    ``{n:>4}``) when its text keys a table: Dynamo specializes it (``analysis.size_text``). A
+    whole ``Size`` is lazy text instead, and a typed spec (``{n:04d}``) fails the compile
+    (CL140); text only printed, logged or raised with is left to the rules for those."""
+    function = ctx.function.node if ctx.function is not None else None
+    for field in node.values:
+        if not isinstance(field, ast.FormattedValue) or field.conversion not in (-1, ord("s")) or typed_spec(field):
+            continue
+        if _backed_size(ctx.kind(field.value)) and not whole_size(field.value, ctx.kind, ctx.builtin, function):
+            if keys_a_table(node, ctx.enclosing, function) and not on_output_or_failure_path(node, ctx.enclosing):
+                return field.value
+            return None
+    return None
 
 
 def _loops_over_a_size(iterable: ast.expr, ctx: RuleContext) -> bool:

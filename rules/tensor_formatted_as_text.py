@@ -6,15 +6,14 @@ import ast
 import re
 
 from compilelint.analysis.comprehension_frames import assigned_values
+from compilelint.analysis.guards import on_output_or_failure_path
+from compilelint.analysis.size_text import typed_spec, whole_size
 from compilelint.analysis.kinds import Kind, is_data, is_shape, is_tensor_container
 from compilelint.context import RuleContext
 from compilelint.findings import Mode
 from compilelint.registry import Rule
 
 BOTH = (Mode.DEFAULT, Mode.FULLGRAPH)
-# Calls whose text other rules already flag (CL101 print, CL102 logging and warnings): the
-# same line breaks once, so the formatting of their arguments is not reported again.
-OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write"})
 # `%` conversions that read a number: the tensor is read back as a Python value.
 NUMBER_CONVERSIONS = frozenset("dioxXeEfFgGc")
 STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
@@ -22,8 +21,6 @@ STR_METHODS = frozenset(name for name in dir(str) if not name.startswith("_"))
 # size is dynamic), or a size under a format spec with a type (``f"{n:04d}"``), whose use
 # makes the compile itself fail once the size is dynamic
 TENSOR_TEXT, SIZE_TEXT, SIZE_SPEC_TEXT = "tensor", "size", "size-spec"
-# The last letter of a format spec that converts a number (``04d``, ``.2f``, ``x``)
-SPEC_TYPES = frozenset("bcdoxXneEfFgG%")
 SIZE_CONDITION = "the size changes between calls, or `dynamic=True`"
 
 
@@ -97,7 +94,7 @@ class TensorFormattedAsText(Rule):
     nodes = (ast.FormattedValue, ast.Call, ast.BinOp, ast.Compare)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        if ctx.function is None or _in_output_or_failure(node, ctx):
+        if ctx.function is None or on_output_or_failure_path(node, ctx.enclosing):
             return
         if isinstance(node, ast.FormattedValue):
             self._field(node, ctx)
@@ -166,6 +163,18 @@ class TensorFormattedAsText(Rule):
                 "`!r` of a tensor calls its repr, which needs its values: breaks the graph in both modes (GB0569); "
                 "format it outside the compiled code",
                 gb_ids=("GB0569",),
+            )
+            return
+        joined = ctx.parent(node)
+        if isinstance(joined, ast.JoinedStr) and len(joined.values) > 1 and _size_under_typed_spec(node, ctx):
+            ctx.report(
+                node.value,
+                "a tensor size under a format spec with a type (`:d`, `:04d`, `:.2f`), joined into an f-string, makes "
+                "the compile itself fail once that size is dynamic (InternalTorchDynamoError: Unknown format code for "
+                "object of type 'str'), from the first call with another size and with `dynamic=True`; format the "
+                "size without a spec (`f\"{n}\"`), or outside the compiled code",
+                gb_ids=(),
+                only_when=(SIZE_CONDITION,),
             )
 
     def _call(self, node: ast.Call, ctx: RuleContext) -> None:
@@ -244,36 +253,6 @@ class TensorFormattedAsText(Rule):
         )
 
 
-def _whole_size(node: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
-    """A ``torch.Size`` rather than one size: ``x.shape``, ``x.size()``, a slice of them,
-    ``tuple``/``list`` of one, or a local name bound only to such. Dynamo formats one
-    size in an f-string by specializing it; a whole ``Size`` stays lazy text."""
-    if depth > 3 or not is_shape(ctx.kind(node)):
-        return False
-    if isinstance(node, ast.Attribute):
-        return node.attr == "shape"
-    if isinstance(node, ast.Subscript):
-        return isinstance(node.slice, ast.Slice) and _whole_size(node.value, ctx, depth + 1)
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "size" and not node.args and not node.keywords:
-            return True
-        return ctx.builtin(func) in ("tuple", "list") and len(node.args) == 1 and _whole_size(node.args[0], ctx, depth + 1)
-    if isinstance(node, ast.Name) and ctx.function is not None:
-        values = assigned_values(ctx.function.node, node.id)
-        return bool(values) and all(_whole_size(value, ctx, depth + 1) for value in values)
-    return False
-
-
-def _typed_spec(field: ast.FormattedValue) -> bool:
-    """``{n:04d}``, ``{r:.2f}``: a spec whose last letter converts a number."""
-    spec = field.format_spec
-    if not isinstance(spec, ast.JoinedStr) or not spec.values:
-        return False
-    last = spec.values[-1]
-    return isinstance(last, ast.Constant) and isinstance(last.value, str) and last.value[-1:] in SPEC_TYPES
-
-
 def _lazy_text(node: ast.expr, ctx: RuleContext) -> str | None:
     """Text Dynamo formats lazily: an f-string with a plain field, or ``"...".format(...)``,
     holding tensor data (``TENSOR_TEXT``) or a tensor size (``SIZE_TEXT``: lazy once the size
@@ -289,9 +268,8 @@ def _lazy_text(node: ast.expr, ctx: RuleContext) -> str | None:
         plain = [f.value for f in fields if f.conversion == -1]
         if any(is_data(ctx.kind(part)) for part in plain):
             return TENSOR_TEXT
-        if any(f.conversion == -1 and _typed_spec(f) and is_shape(ctx.kind(f.value)) and not _whole_size(f.value, ctx)
-               for f in fields):  # fmt: skip
-            return SIZE_SPEC_TEXT
+        if len(node.values) == 1 and _size_under_typed_spec(fields[0], ctx):
+            return SIZE_SPEC_TEXT  # joined with other parts, the f-string itself fails (``_field``)
         # one size in an f-string is specialized (a recompile per size), not formatted lazily
         return SIZE_TEXT if any(f.conversion in (-1, ord("s")) and _whole_size(f.value, ctx) for f in fields) else None
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_text(node.func.value):
@@ -323,24 +301,9 @@ def _conversions(template: ast.expr) -> frozenset[str]:
 _CONVERSION = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([a-zA-Z%])")
 
 
-def _in_output_or_failure(node: ast.AST, ctx: RuleContext) -> bool:
-    """Inside a `print`/logging/`warn` call, a `raise` or an `assert` message, or an `if`
-    arm that ends by raising (the message built before the `raise`): runs only on failure."""
-    parents = ctx.analysis.parents_of(ctx.function.node) if ctx.analysis is not None and ctx.function is not None else {}
+def _whole_size(node: ast.expr, ctx: RuleContext) -> bool:
+    return whole_size(node, ctx.kind, ctx.builtin, ctx.function.node if ctx.function else None)
 
-    def parent_of(child: ast.AST) -> ast.AST | None:  # ctx.parent stops at the statement
-        return ctx.parent(child) or parents.get(id(child))
 
-    child, parent = node, parent_of(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(parent, ast.Raise) or isinstance(parent, ast.Assert) and child is parent.msg:
-            return True
-        if isinstance(parent, ast.If) and any(child in arm and isinstance(arm[-1], ast.Raise) for arm in (parent.body, parent.orelse)):
-            return True
-        if isinstance(parent, ast.Call) and child is not parent.func:
-            func = parent.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name in OUTPUT_CALLS:
-                return True
-        child, parent = parent, parent_of(parent)
-    return False
+def _size_under_typed_spec(field: ast.FormattedValue, ctx: RuleContext) -> bool:
+    return field.conversion == -1 and typed_spec(field) and is_shape(ctx.kind(field.value)) and not _whole_size(field.value, ctx)

@@ -91,3 +91,27 @@ def only_raises(body: list[ast.stmt]) -> bool:
     """A branch that only raises (maybe after logging): valid inputs never take it, so the
     test is a check, and the side that would compile again raises instead."""
     return bool(body) and isinstance(body[-1], ast.Raise) and all(isinstance(s, (ast.Expr, ast.Raise)) for s in body)
+
+
+# Calls whose text other rules already flag (CL101 print, CL102 logging and warnings): the
+# same line breaks once, so the formatting of their arguments is not reported again.
+OUTPUT_CALLS = frozenset({"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write"})
+
+
+def on_output_or_failure_path(node: ast.AST, enclosing: Callable[[ast.AST], ast.AST | None]) -> bool:
+    """Inside a `print`/logging/`warn` call, a `raise` or an `assert` message, or an `if`
+    arm that ends by raising (the message built before the `raise`): code that runs only
+    to report, or only on failure. ``enclosing``: each node's parent, up to the function."""
+    child, parent = node, enclosing(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.Raise) or isinstance(parent, ast.Assert) and child is parent.msg:
+            return True
+        if isinstance(parent, ast.If) and any(child in arm and isinstance(arm[-1], ast.Raise) for arm in (parent.body, parent.orelse)):
+            return True
+        if isinstance(parent, ast.Call) and child is not parent.func:
+            func = parent.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in OUTPUT_CALLS:
+                return True
+        child, parent = parent, enclosing(parent)
+    return False
