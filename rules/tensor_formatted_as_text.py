@@ -39,7 +39,8 @@ class TensorFormattedAsText(Rule):
     Tensor sizes too, as holding from the first call with another size: `str()`, `repr()`,
     `%` and `format()` of a size, a whole `x.shape` in an f-string or any size in
     `str.format` where the text is used, and a size under a typed format spec
-    (`f"{n:04d}"`) where the text is used. One size in a plain f-string is not flagged.
+    (`f"{n:04d}"`) joined with other parts, or alone where the text is used. One size in a
+    plain f-string is not flagged here (CL201 reports it where it keys a table).
 
     ## Why is this bad?
     Text needs the tensor's values, which a graph does not have. Measured on torch 2.13
@@ -56,10 +57,10 @@ class TensorFormattedAsText(Rule):
     size is lazy the same way once that size is dynamic: from the first call with another
     size (automatic dynamic shapes) and with `dynamic=True`, reported as holding then.
     Measured on 2.13, 2.14 and 2.15 with three sizes: `str(n)` breaks at once (GB0059;
-    GB6053 from 2.14),
-    `repr(n)` too (GB6053), `"%d" % n` and `"%dx%d" % (h, w)` too (GB0088), and
-    `format(n, "d")` makes the compile fail (InternalTorchDynamoError), as does using
-    `f"{n:04d}"` ("Unknown format code 'd' for object of type 'str'"). One size in an
+    GB6053 from 2.14), `repr(n)` too (GB6053), `"%d" % n` and `"%dx%d" % (h, w)` too
+    (GB0088), and `format(n, "d")` makes the compile fail (InternalTorchDynamoError), as
+    does `f"rows={n:04d}"` (joined with other parts, even unused) or a lone `f"{n:04d}"`
+    once used ("Unknown format code 'd' for object of type 'str'"). One size in an
     f-string (`f"rows={n}"`, `{n!s}`, `{n:>4}`) is specialized instead: no break, a
     recompile for each new size. A whole `x.shape` in an f-string stays lazy text.
     Dtypes and devices format as usual.

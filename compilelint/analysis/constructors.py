@@ -180,8 +180,8 @@ def _built(index: ModuleIndex, value: ast.expr, local: dict[str, ast.expr], dept
         found |= _built(index, value.func.value, local, depth + 1, builders)
     elif isinstance(value, ast.Call):
         builder = builders.function(value.func) if builders is not None else None
-        if builder is not None:
-            return builders.returned(builder, depth) if builders is not None else set()
+        if builders is not None and builder is not None:
+            return builders.returned(builder, depth)
         classes = _referenced(index, value.func, local, depth + 1)
         found |= classes
         if classes & CONTAINERS:
